@@ -1,0 +1,152 @@
+"""Split a context into blocks: the units a rewrite keeps, drops or moves.
+
+Pure text, no NLP, one pass over the lines, so it is linear in the input and its results are the
+cache keys of the incremental parser. The block kinds and their boundaries are fixed in
+``docs/contracts.md`` section 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class BlockKind(StrEnum):
+    PARAGRAPH = "paragraph"
+    HEADING = "heading"
+    BULLET = "bullet"
+    TURN = "turn"
+    CODE = "code"
+    JSON = "json"
+    LOG = "log"
+
+
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
+_TURN = re.compile(
+    r"^\s*(?P<role>user|assistant|system|tool|human|ai|model|observation|function)"
+    r"(?:\[(?P<id>[^\]\n]{1,80})\])?\s*:",
+    re.IGNORECASE,
+)
+_JSON = re.compile(r"^\s*[{\[]")
+_LOG = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
+    r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A block of the input: ``text == source[start:end]``."""
+
+    kind: BlockKind
+    start: int
+    end: int
+    text: str
+    hash: str  # 16 hex digits of sha256(kind + NUL + text)
+    id: str  # "b{hash}.{n}": n counts earlier blocks with the same hash
+    role: str = ""  # for turns: user, assistant, tool, ...
+    turn_id: str = ""  # for turns like tool[call_17]: the id in brackets
+
+
+def block_hash(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _line_kind(line: str) -> BlockKind | None:
+    """The kind a line starts, or None for a plain text line."""
+    if _HEADING.match(line):
+        return BlockKind.HEADING
+    if _TURN.match(line):
+        return BlockKind.TURN
+    if _BULLET.match(line):
+        return BlockKind.BULLET
+    if _JSON.match(line):
+        return BlockKind.JSON
+    if _LOG.match(line):
+        return BlockKind.LOG
+    return None
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line, end excluding the newline."""
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            yield pos, n
+            return
+        yield pos, nl
+        pos = nl + 1
+
+
+def split_blocks(text: str) -> list[Block]:
+    """Split ``text`` into blocks in document order."""
+    spans: list[tuple[BlockKind, int, int]] = []
+    cur_kind: BlockKind | None = None
+    cur_start = cur_end = 0
+    in_fence = ""
+
+    def close() -> None:
+        nonlocal cur_kind
+        if cur_kind is not None:
+            spans.append((cur_kind, cur_start, cur_end))
+        cur_kind = None
+
+    for ls, le in _lines(text):
+        line = text[ls:le]
+        if in_fence:
+            cur_end = le
+            if line.strip().startswith(in_fence):
+                close()
+                in_fence = ""
+            continue
+        fence = _FENCE.match(line)
+        if fence:
+            close()
+            in_fence = fence.group(1)
+            cur_kind, cur_start, cur_end = BlockKind.CODE, ls, le
+            continue
+        if not line.strip():
+            # A blank line ends every block except a chat turn, which runs to the next turn.
+            if cur_kind is not BlockKind.TURN:
+                close()
+            continue
+        kind = _line_kind(line)
+        if kind is None:
+            if cur_kind in (None, BlockKind.HEADING, BlockKind.JSON, BlockKind.LOG):
+                close()
+                cur_kind, cur_start = BlockKind.PARAGRAPH, ls
+            cur_end = le
+            continue
+        if kind in (BlockKind.JSON, BlockKind.LOG, BlockKind.BULLET) and cur_kind is BlockKind.TURN:
+            cur_end = le  # a turn's body may hold bullets, JSON and logs
+            continue
+        close()
+        cur_kind, cur_start, cur_end = kind, ls, le
+        if kind is BlockKind.HEADING:
+            close()
+    close()
+
+    blocks: list[Block] = []
+    seen: dict[str, int] = {}
+    for kind, s, e in spans:
+        # Trailing blank lines inside a turn belong to the gap, not the turn.
+        body = text[s:e].rstrip()
+        e = s + len(body)
+        h = block_hash(kind, body)
+        n = seen.get(h, 0)
+        seen[h] = n + 1
+        role = turn_id = ""
+        if kind is BlockKind.TURN:
+            m = _TURN.match(body)
+            if m:
+                role = m.group("role").lower()
+                turn_id = m.group("id") or ""
+        blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id))
+    return blocks

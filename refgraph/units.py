@@ -1,0 +1,91 @@
+"""refgraph's one pint registry and the unit lexicon that maps written units to it.
+
+Definitions are data (``models/units.txt``): currencies and counted things are their own
+dimensions, so 5 USD is never 5 EUR and 5 requests are never 5 rows. Conversions are cached per
+unit, so normalising a quantity costs a dict lookup after the first time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+import pint
+
+from .resources import load_json, model_path
+
+
+@cache
+def registry() -> Any:
+    """The shared :class:`pint.UnitRegistry` with refgraph's definitions loaded."""
+    ureg = pint.UnitRegistry(on_redefinition="ignore", autoconvert_offset_to_baseunit=True)
+    ureg.load_definitions(str(model_path("units.txt")))
+    return ureg
+
+
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    unit: str  # canonical pint unit, e.g. "millisecond", "request / second"
+    base_magnitude: float
+    base_unit: str  # e.g. "second", "bit", "USD", "dimensionless"
+
+
+@cache
+def _lexicon() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    data = load_json("lexicon", "units.json")
+    return data["cased"], data["words"], frozenset(data["never"])
+
+
+def lookup_unit(surface: str) -> str | None:
+    """The pint expression for a written unit (``"ms"`` -> ``"millisecond"``), or None."""
+    cased, words, never = _lexicon()
+    hit = cased.get(surface) or words.get(surface.lower())
+    if hit:
+        return hit
+    low = surface.lower()
+    if len(low) < 4 or low in never or not low.isalpha():
+        return None
+    return _pint_name(low)
+
+
+@lru_cache(maxsize=4096)
+def _pint_name(word: str) -> str | None:
+    # Fall back to pint's own names ("fortnights", "hectopascals"); words pint reads as units
+    # but English does not ("are", "counts") are excluded by the lexicon's "never" list.
+    try:
+        unit = registry().parse_units(word)
+    except Exception:  # pint raises several unrelated types for unknown names
+        return None
+    name = str(unit)
+    return name if name and name != "dimensionless" else None
+
+
+@lru_cache(maxsize=8192)
+def _factor(unit: str) -> tuple[str, float, str, bool]:
+    ureg = registry()
+    q = ureg.Quantity(1.0, unit)
+    canonical = str(q.units)
+    offset = not q._is_multiplicative  # degC, degF: conversion is affine, not a factor
+    base = q.to_base_units()
+    return canonical, float(base.magnitude), str(base.units), offset
+
+
+def normalise(magnitude: float, unit: str) -> Normalised | None:
+    """Convert ``magnitude unit`` to base units; None when pint cannot parse ``unit``."""
+    try:
+        canonical, factor, base_unit, offset = _factor(unit)
+    except Exception:
+        return None
+    if offset:
+        base = registry().Quantity(magnitude, unit).to_base_units()
+        return Normalised(canonical, float(base.magnitude), str(base.units))
+    return Normalised(canonical, magnitude * factor, base_unit)
+
+
+def same_unit(a: str, b: str) -> bool:
+    """Whether two unit expressions denote the same unit (``"s"`` and ``"second"``)."""
+    try:
+        return bool(_factor(a)[:3] == _factor(b)[:3])
+    except Exception:
+        return False
