@@ -1,0 +1,155 @@
+"""``refgraph_constraints``: prohibitions, obligations, preconditions and limits, each linked to
+the action or thing it governs ("do not call `deploy` before tests pass" governs ``deploy``).
+
+This is the "negative space" a prune tends to delete while the governed action survives, so the
+record keeps both the cue and a normalised ``target`` (identifiers and content words of what is
+governed) that a later comparison can look for.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..model import NodeKind
+from ..resources import load_json
+from .lexicon import longest_matches, phrase_matcher
+from .records import add, ensure_group, records
+from .text import CLAUSE_PUNCT, char_range, clause_openers, norm, stopwords, trim
+
+SPAN_KEY = "rg_constraints"
+_IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
+                              "make sure", "always", "be sure to", "refrain from"})
+_SUBJECTS = frozenset({"you", "we", "i", "please", "agents", "agent", "assistant"})
+
+
+@cache
+def _lex() -> dict[str, str]:
+    data: dict[str, str] = load_json("lexicon", "constraints.json")["cues"]
+    return data
+
+
+def _clause_start(doc: Doc, sent: Span, i: int) -> bool:
+    """Whether token i starts a clause: an imperative ("Do not ...", "- never ...")."""
+    k = i - 1
+    while k >= sent.start and doc[k].lower_ in _SUBJECTS:
+        k -= 1
+    if k < sent.start:
+        return True
+    prev = doc[k]
+    return prev.text in CLAUSE_PUNCT or prev.text in ("-", "*", "•", ">") or \
+        prev.lower_ in ("and", "but", "then", "so") or prev.is_space
+
+
+class ConstraintTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str) -> None:
+        self.name = name
+        self.matcher = phrase_matcher(nlp, _lex())
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        has_sents = doc.has_annotation("SENT_START")
+        quantities = [(r.start, r.end) for r in records(doc) if r.kind == NodeKind.QUANTITY]
+        identifiers = [(r.start, r.end, str(r.attrs.get("name", ""))) for r in records(doc)
+                       if r.kind == NodeKind.IDENTIFIER]
+        for span in longest_matches(self.matcher, doc):
+            kind = span.label_
+            sent = doc[span.start].sent if has_sents else doc[:]
+            cue = span.text.lower()
+            if cue in _IMPERATIVE_ONLY and not _clause_start(doc, sent, span.start):
+                continue
+            if kind.endswith("_weak"):
+                base = kind[: -len("_weak")]
+                if base == "prohibition" and cue == "no" and _clause_start(doc, sent, span.start):
+                    kind = base
+                elif base == "limit" and any(
+                        sent.start_char <= s < sent.end_char for s, _ in quantities):
+                    kind = base
+                else:
+                    continue
+            if kind == "precondition" and cue in ("before", "after", "until") and \
+                    not _clause_follows(doc, span):
+                continue
+            gov, cond = _governed(doc, sent, span, kind)
+            if gov is None:
+                continue
+            g0, g1 = char_range(doc, *gov)
+            target = _target(doc, gov, identifiers)
+            attrs: dict[str, Any] = {"cue": cue, "constraint_kind": kind,
+                                     "governed_start": g0, "governed_end": g1,
+                                     "target": target or None}
+            if cond is not None:
+                attrs["condition_start"], attrs["condition_end"] = char_range(doc, *cond)
+            add(doc, SPAN_KEY, NodeKind.CONSTRAINT, span.start_char, span.end_char,
+                label=kind.upper(), **attrs)
+        return doc
+
+
+def _clause_follows(doc: Doc, span: Span) -> bool:
+    tok = doc[span.start]
+    if doc.has_annotation("DEP"):
+        return tok.dep_ == "mark"
+    nxt = doc[span.end: span.end + 5]
+    return any(t.lower_.endswith(("s", "ed")) or t.lower_ in ("pass", "run", "finish", "land",
+                                                              "complete", "is", "are")
+               for t in nxt[1:]) and not any(t.like_num for t in nxt[:2])
+
+
+def _governed(doc: Doc, sent: Span, span: Span, kind: str
+              ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """(governed token range, condition token range) for the constraint cue ``span``."""
+    def clause_end(k: int) -> int:
+        while k < sent.end and doc[k].text not in (";", ".", "!", "?") and not (
+                doc[k].text == "," and kind != "limit"):
+            k += 1
+        return k
+
+    if kind == "precondition":
+        cond_end = clause_end(span.end)
+        cond = trim(doc, span.end, cond_end)
+        if span.start > sent.start + 1:
+            gov = trim(doc, sent.start, span.start)  # "deploy only after tests pass"
+        else:
+            gov = trim(doc, cond_end, sent.end)  # "Before deploying, run the tests"
+        if gov[0] >= gov[1]:
+            return None, None
+        return gov, cond if cond[0] < cond[1] else None
+    if kind == "limit":
+        # "The batch size must not exceed 500": the limited thing is the subject before the cue.
+        gov = trim(doc, sent.start, span.start)
+        after = trim(doc, span.end, clause_end(span.end))
+        if gov[0] >= gov[1]:
+            gov = after
+        elif after[0] < after[1]:
+            gov = (gov[0], after[1])
+        return (gov, None) if gov[0] < gov[1] else (None, None)
+    end = span.end
+    while end < sent.end and doc[end].text not in (";", ".", "!", "?", ",") and \
+            doc[end].lower_ not in clause_openers() - {"before", "after", "until", "unless"}:
+        end += 1
+    gov = trim(doc, span.end, end)
+    return (gov, None) if gov[0] < gov[1] else (None, None)
+
+
+def _target(doc: Doc, gov: tuple[int, int], identifiers: list[tuple[int, int, str]]) -> str:
+    """Identifiers and content words of the governed range, normalised, in order."""
+    s, e = char_range(doc, *gov)
+    words: list[str] = [name for (a, _, name) in identifiers if s <= a < e]
+    for tok in doc[gov[0]:gov[1]]:
+        if tok.is_alpha and tok.lower_ not in stopwords() and len(words) < 8:
+            w = norm(tok.text)
+            if w not in words and not any(w in name.lower() for name in words):
+                words.append(w)
+    return " ".join(words[:8])
+
+
+@Language.factory("refgraph_constraints", default_config={},
+                  assigns=["doc.spans", "doc._.rg_records"],
+                  requires=["doc._.rg_records"])
+def make_constraints(nlp: Language, name: str) -> ConstraintTagger:
+    return ConstraintTagger(nlp, name)

@@ -1,0 +1,203 @@
+"""``refgraph_entities``: noun-phrase and named-entity mentions with a disambiguating key.
+
+The key is the head plus its qualifiers, so "the primary replica of shard A" and "the primary
+replica of shard B" get different keys (``replica[of=shard a;primary]`` and
+``replica[of=shard b;primary]``) and "Sam (billing)" differs from "Sam (support)". Accurate mode
+reads noun chunks and named entities from the parse; fast mode chunks after determiners and over
+capitalised words.
+"""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from ..model import NodeKind
+from .records import add, ensure_group, records
+from .text import is_wordlike, looks_verbal, norm, stopwords
+
+SPAN_KEY = "rg_mentions"
+_DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
+                   "my", "this", "that", "these", "those", "both", "all", "any", "some", "no",
+                   "another", "either", "neither"})
+_QUALIFYING_PREPS = frozenset({"of", "for", "in", "on", "from", "at"})
+_OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
+                        NodeKind.HANDLE.value})
+_NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
+                           "ORDINAL"})
+
+
+def mention_key(head: str, qualifiers: list[str]) -> str:
+    """``head[q1;q2]`` with qualifiers sorted, or just ``head``."""
+    quals = sorted({q for q in qualifiers if q})
+    return f"{head}[{';'.join(quals)}]" if quals else head
+
+
+def _w(tok: Token) -> str:
+    return tok.text if ("_" in tok.text or (tok.text.isupper() and len(tok.text) > 1)) \
+        else norm(tok.text)
+
+
+def _label_token(tok: Token) -> bool:
+    """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
+    t = tok.text
+    return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
+
+
+def _parenthetical(doc: Doc, end: int) -> tuple[str, int]:
+    """ "Sam (billing)" -> ("(billing)", index after ")")."""
+    if end < len(doc) and doc[end].text == "(":
+        k = end + 1
+        while k < len(doc) and k < end + 5 and doc[k].text != ")":
+            k += 1
+        if k < len(doc) and doc[k].text == ")" and k > end + 1:
+            return "(" + " ".join(norm(t.text) for t in doc[end + 1:k]) + ")", k + 1
+    return "", end
+
+
+class EntityTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, *, use_parser: bool) -> None:
+        self.name = name
+        self.use_parser = use_parser
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        # Quantities, identifiers and handles are referents of their own kinds already.
+        blocked: set[int] = set()
+        for rec in records(doc):
+            if rec.kind in _OWN_KINDS:
+                span = doc.char_span(rec.start, rec.end, alignment_mode="expand")
+                if span is not None:
+                    blocked.update(range(span.start, span.end))
+        if self.use_parser and doc.has_annotation("DEP"):
+            self._from_parse(doc, blocked)
+        else:
+            self._from_rules(doc, blocked)
+        return doc
+
+    # accurate mode ---------------------------------------------------------------------------
+    def _from_parse(self, doc: Doc, blocked: set[int]) -> None:
+        taken = set(blocked)
+        ents = {t.i: e for e in doc.ents for t in e}
+        for chunk in doc.noun_chunks:
+            root = chunk.root
+            if root.pos_ in ("PRON", "PUNCT", "SYM") or root.like_num or root.i in taken \
+                    or not any(c.isalnum() for c in root.text):
+                continue
+            if _label_token(root) and root.i > chunk.start and doc[root.i - 1].pos_ in (
+                    "NOUN", "PROPN"):
+                root = doc[root.i - 1]  # "shard A": the head is "shard", "A" names which one
+            quals = [_w(t) for t in chunk if t.i != root.i and t.i not in blocked and (
+                t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop
+                or (t.i > root.i and _label_token(t)))]
+            if root.i + 1 < chunk.end:  # "shard A": a label after the head
+                quals.extend(_w(t) for t in doc[root.i + 1: chunk.end] if _label_token(t))
+            end = chunk.end
+            for child in root.rights:
+                if child.dep_ == "prep" and child.lower_ in _QUALIFYING_PREPS:
+                    obj = next((c for c in child.children if c.dep_ == "pobj"), None)
+                    if obj is not None:
+                        words = [_w(t) for t in obj.subtree if (not t.is_stop or _label_token(t))
+                                 and not t.is_punct and t.dep_ != "det"]
+                        if words:
+                            quals.append(f"{child.lower_}={' '.join(words[:4])}")
+                            end = max(end, max(t.i for t in obj.subtree) + 1)
+                    break
+            paren, pend = _parenthetical(doc, end)
+            if paren:
+                quals.append(paren)
+            label = ents[root.i].label_ if root.i in ents else ""
+            start = chunk.start
+            while start < root.i and (doc[start].dep_ == "det" or start in blocked
+                                      or doc[start].lower_ in ("at", "most", "least")):
+                start += 1
+            self._emit(doc, start, pend if paren else end, _w(root), quals, label)
+            taken.update(range(chunk.start, pend if paren else end))
+        for ent in doc.ents:
+            if ent.label_ in _NUMERIC_ENTS or any(t.i in taken for t in ent):
+                continue
+            if ent.start > 0 and doc[ent.start - 1].text == "(":
+                continue
+            paren, pend = _parenthetical(doc, ent.end)
+            self._emit(doc, ent.start, pend if paren else ent.end,
+                       " ".join(norm(t.text) for t in ent), [paren], ent.label_)
+
+    # fast mode -------------------------------------------------------------------------------
+    def _from_rules(self, doc: Doc, blocked: set[int]) -> None:
+        n = len(doc)
+        i = 0
+        while i < n:
+            tok = doc[i]
+            if i in blocked:
+                i += 1
+                continue
+            low = tok.lower_
+            if low in _DETS and i + 1 < n:
+                end = self._chunk_end(doc, i + 1, blocked)
+                if end > i + 1:
+                    i = self._emit_chunk(doc, i + 1, end, blocked)
+                    continue
+            elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() and (
+                    not tok.is_sent_start or (i + 1 < n and doc[i + 1].text[:1].isupper()
+                                              and doc[i + 1].is_alpha)):
+                end = i + 1
+                while end < n and end < i + 4 and doc[end].text[:1].isupper() \
+                        and doc[end].is_alpha and end not in blocked:
+                    end += 1
+                i = self._emit_chunk(doc, i, end, blocked, proper=True)
+                continue
+            i += 1
+
+    @staticmethod
+    def _chunk_end(doc: Doc, start: int, blocked: set[int]) -> int:
+        j = start
+        while j < len(doc) and j < start + 4:
+            t = doc[j]
+            if j in blocked or not is_wordlike(t) or t.lower_ in stopwords() or t.like_num:
+                break
+            if j > start and looks_verbal(t, accurate=False):
+                break
+            j += 1
+        return j
+
+    def _emit_chunk(self, doc: Doc, start: int, end: int, blocked: set[int],
+                    proper: bool = False) -> int:
+        head_i = end - 1
+        quals = [_w(t) for t in doc[start:head_i]]
+        nxt = end
+        if nxt < len(doc) and _label_token(doc[nxt]) and doc[nxt].text[:1] not in "(-":
+            quals.append(_w(doc[nxt]))
+            nxt += 1
+        if nxt + 1 < len(doc) and doc[nxt].lower_ in _QUALIFYING_PREPS:
+            k = nxt + 1
+            if doc[k].lower_ in _DETS:
+                k += 1
+            ce = self._chunk_end(doc, k, blocked)
+            if ce > k:
+                words = [_w(t) for t in doc[k:ce]]
+                if ce < len(doc) and _label_token(doc[ce]):
+                    words.append(_w(doc[ce]))
+                    ce += 1
+                quals.append(f"{doc[nxt].lower_}={' '.join(words)}")
+                nxt = ce
+        paren, pend = _parenthetical(doc, nxt)
+        if paren:
+            quals.append(paren)
+            nxt = pend
+        self._emit(doc, start, nxt, _w(doc[head_i]), quals, "PROPER" if proper else "")
+        return nxt
+
+    @staticmethod
+    def _emit(doc: Doc, start: int, end: int, head: str, quals: list[str], label: str) -> None:
+        span: Span = doc[start:end]
+        add(doc, SPAN_KEY, NodeKind.MENTION, span.start_char, span.end_char, label="MENTION",
+            head=head, qualifiers=";".join(sorted({q for q in quals if q})) or None,
+            key=mention_key(head, quals), ent_label=label or None)
+
+
+@Language.factory("refgraph_entities", default_config={"use_parser": True},
+                  assigns=["doc.spans", "doc._.rg_records"])
+def make_entities(nlp: Language, name: str, use_parser: bool) -> EntityTagger:
+    return EntityTagger(nlp, name, use_parser=use_parser)

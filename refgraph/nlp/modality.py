@@ -1,0 +1,68 @@
+"""``refgraph_modality``: hedges and modal markers (may, likely, approximately, should, must).
+
+Each gets a modality class and a strength, so a later comparison can tell "may fail" from
+"fails" and "should" from "must". Approximators such as "about" count only before a number.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..model import NodeKind
+from ..resources import load_json
+from .lexicon import longest_matches, phrase_matcher
+from .records import add, ensure_group
+
+SPAN_KEY = "rg_hedges"
+_MONTH_LIKE = frozenset({"may"})
+
+
+@cache
+def _lex() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "modality.json")
+    return data
+
+
+def _numberish(text: str) -> bool:
+    return bool(text) and (text[0].isdigit() or text[0] in "$€£¥~." or text.lower() in {
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty",
+        "thirty", "forty", "fifty", "hundred", "a", "half", "a dozen", "dozen"})
+
+
+class ModalityTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str) -> None:
+        self.name = name
+        lex = _lex()
+        self.matcher = phrase_matcher(nlp, {t: t for t in lex["terms"]})
+        self.needs_number = frozenset(lex["needs_number"])
+        self.needs_number_after = frozenset(lex["needs_number_after"])
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        terms = _lex()["terms"]
+        for span in longest_matches(self.matcher, doc):
+            term = span.label_
+            nxt = doc[span.end].text if span.end < len(doc) else ""
+            prev = doc[span.start - 1].text if span.start > 0 else ""
+            if term in self.needs_number and not _numberish(nxt):
+                continue
+            if term in self.needs_number_after and not _numberish(prev):
+                continue
+            if term in _MONTH_LIKE and span.text[:1].isupper() and nxt[:1].isdigit():
+                continue  # "May 2024"
+            modality, strength = terms[term]
+            add(doc, SPAN_KEY, NodeKind.HEDGE, span.start_char, span.end_char, label="HEDGE",
+                term=term, modality=modality, strength=float(strength))
+        return doc
+
+
+@Language.factory("refgraph_modality", default_config={},
+                  assigns=["doc.spans", "doc._.rg_records"])
+def make_modality(nlp: Language, name: str) -> ModalityTagger:
+    return ModalityTagger(nlp, name)

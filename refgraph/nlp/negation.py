@@ -1,0 +1,213 @@
+"""``refgraph_negation``: negation cues with their scope, and conditionals with the polarity of
+their antecedent and consequent.
+
+Cues come from ``models/lexicon/negation.json`` (words and phrases, plus affixal negations such as
+*un*able and care*less*). Scope is dependency-based when the pipeline has a parser (the cue's
+governing predicate and its arguments, without subordinate clauses) and clause-based otherwise
+(from the last clause boundary before the cue to the next one after it).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from ..model import NodeKind
+from ..resources import load_json
+from .lexicon import longest_matches, phrase_matcher
+from .records import add, ensure_group
+from .text import char_range, clause_bounds, common_verbs, trim
+
+SPAN_KEY = "rg_negations"
+COND_KEY = "rg_conditionals"
+
+_AFFIX_CANDIDATE = re.compile(
+    r"\b(?:(?:un|in|im|ir|il|dis)[a-z]{3,}|[a-z]{3,}less(?:ly|ness)?)\b", re.IGNORECASE)
+_CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
+_DROP = frozenset({"mark", "cc", "punct"})
+_SUBJ_OBJ = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "dative", "oprd", "appos"})
+
+
+@cache
+def _lex() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "negation.json")
+    return data
+
+
+def affix_cue(word: str) -> tuple[int, int] | None:
+    """Offsets of the negative affix inside ``word`` ("unable" -> (0, 2)), or None."""
+    lex = _lex()
+    low = word.lower()
+    if low in lex["affix_words"]:
+        for prefix in ("dis", "un", "in", "im", "ir", "il"):
+            if low.startswith(prefix):
+                return 0, len(prefix)
+    if low.startswith("un") and len(low) >= 6 and low not in lex["un_exceptions"] \
+            and not low.startswith("under") and not (low.startswith("uni")
+                                                     and not low.startswith("unin")):
+        return 0, 2
+    m = re.search(r"less(?:ly|ness)?$", low)
+    if m and len(low) >= 7 and low not in lex["less_exceptions"]:
+        return m.start(), m.start() + 4
+    return None
+
+
+def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
+    """Token range of the scope from the parse: the governing predicate's clause."""
+    anchor = cue if cue.dep_ == "ROOT" else cue.head
+    if anchor.pos_ in ("NOUN", "PROPN", "PRON", "NUM") and anchor.dep_ in _SUBJ_OBJ:
+        anchor = anchor.head
+    if anchor.dep_ == "pobj":
+        anchor = anchor.head.head
+    if anchor.dep_ == "prep":
+        anchor = anchor.head
+    keep: list[int] = []
+    stack = [anchor]
+    while stack:
+        tok = stack.pop()
+        keep.append(tok.i)
+        for child in tok.children:
+            if child.dep_ in _DROP and child.head.i == anchor.i:
+                continue
+            if child.dep_ in _CLAUSAL and child.head.i == anchor.i and child.pos_ in (
+                    "VERB", "AUX") and child.i != cue.i:
+                continue
+            stack.append(child)
+    keep = [i for i in keep if sent.start <= i < sent.end]
+    if not keep:
+        return None
+    return min(keep), max(keep) + 1
+
+
+class NegationTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, *, use_dependencies: bool) -> None:
+        self.name = name
+        self.use_dependencies = use_dependencies
+        lex = _lex()
+        self.cues = phrase_matcher(nlp, lex["cues"])
+        self.conditionals = phrase_matcher(nlp, lex["conditionals"])
+        self.ambiguous = frozenset(lex["ambiguous_conditionals"])
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        ensure_group(doc, COND_KEY)
+        accurate = self.use_dependencies and doc.has_annotation("DEP")
+        has_sents = doc.has_annotation("SENT_START")
+        negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
+        for span in longest_matches(self.cues, doc):
+            kind = span.label_
+            if span.text.lower() == "no" and span.end < len(doc) and doc[span.end].lower_ in (
+                    ".", ",", "!"):
+                kind = "syntactic"  # a bare "No." answer still negates
+            self._emit(doc, span.start, span.end, span.start_char, span.end_char, kind,
+                       span.text, accurate, has_sents)
+            negs.append((span.start_char, span.end_char))
+        for m in _AFFIX_CANDIDATE.finditer(doc.text):
+            aff = affix_cue(m.group())
+            if aff is None:
+                continue
+            tok_span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+            if tok_span is None:
+                continue
+            s, e = m.start() + aff[0], m.start() + aff[1]
+            self._emit(doc, tok_span.start, tok_span.end, s, e, "affix", m.group()[aff[0]:aff[1]],
+                       accurate, has_sents, word=m.group())
+            negs.append((s, e))
+        self._conditionals(doc, negs, accurate, has_sents)
+        return doc
+
+    def _emit(self, doc: Doc, ts: int, te: int, cs: int, ce: int, kind: str, cue: str,
+              accurate: bool, has_sents: bool, word: str | None = None) -> None:
+        sent = doc[ts].sent if has_sents else doc[:]
+        rng = _dep_scope(doc[ts], sent) if accurate else None
+        if rng is None:
+            rng = clause_bounds(doc, sent, ts)
+            rng = (rng[0], max(rng[1], te))
+        s, e = trim(doc, *rng)
+        if s >= e:
+            s, e = ts, te
+        scope_start, scope_end = char_range(doc, s, e)
+        add(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, label="NEG", cue=cue.lower(),
+            cue_kind=kind, scope_start=scope_start, scope_end=scope_end, word=word)
+
+    def _conditionals(self, doc: Doc, negs: list[tuple[int, int]], accurate: bool,
+                      has_sents: bool) -> None:
+        for span in longest_matches(self.conditionals, doc):
+            marker = span.text.lower()
+            first = doc[span.start]
+            if marker in self.ambiguous and not _introduces_clause(doc, span, accurate):
+                continue
+            sent = first.sent if has_sents else doc[:]
+            ante, cons = _parts(doc, span, sent, accurate)
+            if ante is None or cons is None:
+                continue
+            a0, a1 = char_range(doc, *ante)
+            c0, c1 = char_range(doc, *cons)
+            kind = span.label_
+            a_neg = sum(1 for s, _ in negs if a0 <= s < a1) + (1 if kind == "unless" else 0)
+            c_neg = sum(1 for s, _ in negs if c0 <= s < c1)
+            add(doc, COND_KEY, NodeKind.CONDITIONAL, span.start_char, span.end_char,
+                label="COND", marker=marker, cond_kind=kind,
+                antecedent_start=a0, antecedent_end=a1, consequent_start=c0, consequent_end=c1,
+                antecedent_polarity="negative" if a_neg % 2 else "positive",
+                consequent_polarity="negative" if c_neg % 2 else "positive")
+
+
+def _introduces_clause(doc: Doc, span: Span, accurate: bool) -> bool:
+    """'before tests pass' opens a clause; 'before noon' does not."""
+    if accurate:
+        return doc[span.start].dep_ == "mark" or doc[span.start].dep_ == "advmod" and \
+            doc[span.start].head.dep_ == "advcl"
+    for tok in doc[span.end: min(len(doc), span.end + 6)]:
+        if tok.is_punct:
+            return False
+        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or tok.lower_.endswith("s") \
+                and tok.i > span.end:
+            return True
+    return False
+
+
+def _parts(doc: Doc, span: Span, sent: Span, accurate: bool
+           ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """Token ranges (antecedent, consequent) of the conditional opened by ``span``."""
+    marker_start, marker_end = span.start, span.end
+    if accurate and doc[marker_start].dep_ == "mark":
+        clause = doc[marker_start].head
+        lo = min(t.i for t in clause.subtree)
+        hi = max(t.i for t in clause.subtree) + 1
+        ante = trim(doc, marker_end, hi)
+    else:
+        hi = marker_end
+        while hi < sent.end and doc[hi].text not in (",", ";", ".", "!", "?", ":") \
+                and doc[hi].lower_ != "then":
+            hi += 1
+        lo = marker_start
+        ante = trim(doc, marker_end, hi)
+    if lo <= sent.start + 1 and marker_start <= sent.start + 1:
+        # "If A, B": the consequent follows the antecedent.
+        k = hi
+        while k < sent.end and (doc[k].is_punct or doc[k].lower_ == "then"):
+            k += 1
+        cons = trim(doc, k, sent.end)
+    else:
+        cons = trim(doc, sent.start, lo)
+        if cons[0] >= cons[1]:
+            cons = trim(doc, hi, sent.end)
+    if ante[0] >= ante[1] or cons[0] >= cons[1]:
+        return None, None
+    return ante, cons
+
+
+@Language.factory(
+    "refgraph_negation",
+    default_config={"use_dependencies": True},
+    assigns=["doc.spans", "doc._.rg_records"],
+)
+def make_negation(nlp: Language, name: str, use_dependencies: bool) -> NegationTagger:
+    return NegationTagger(nlp, name, use_dependencies=use_dependencies)

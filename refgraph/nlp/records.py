@@ -1,0 +1,78 @@
+"""The plain-data output of refgraph's spaCy components.
+
+Every component appends :class:`Record` objects (exact character offsets, flat scalar attributes)
+to ``doc._.rg_records`` and token-aligned spans to ``doc.spans["rg_<name>"]``. The graph is built
+from records only, so nothing spaCy-specific leaks into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span
+
+from ..model import NodeKind, Scalar
+
+if not Doc.has_extension("rg_records"):
+    Doc.set_extension("rg_records", default=None)
+
+
+@dataclass(slots=True)
+class Record:
+    """One extracted thing: ``kind`` is a :class:`NodeKind` value; offsets index the doc text."""
+
+    kind: str
+    start: int
+    end: int
+    attrs: dict[str, Scalar] = field(default_factory=dict)
+
+    def shifted(self, by: int) -> Record:
+        """The same record with offsets (and every ``*_start``/``*_end`` attribute) moved."""
+        attrs = {
+            k: (v + by if isinstance(v, int) and not isinstance(v, bool) and _is_offset(k) else v)
+            for k, v in self.attrs.items()
+        }
+        return Record(self.kind, self.start + by, self.end + by, attrs)
+
+
+def _is_offset(key: str) -> bool:
+    return key.endswith("_start") or key.endswith("_end")
+
+
+def records(doc: Doc) -> list[Record]:
+    """The doc's record list, created on first use (a mutable default would be shared)."""
+    recs: list[Record] | None = doc._.rg_records
+    if recs is None:
+        recs = []
+        doc._.rg_records = recs
+    return recs
+
+
+def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label: str = "",
+        **attrs: Scalar | None) -> Record:
+    """Record one extraction and mirror it as a span in ``doc.spans[key]``.
+
+    ``None`` attributes are dropped: the graph leaves absent values out.
+    """
+    rec = Record(kind.value, start, end, {k: v for k, v in attrs.items() if v is not None})
+    records(doc).append(rec)
+    span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
+    if span is not None:
+        if span_key in doc.spans:
+            doc.spans[span_key].append(span)
+        else:
+            doc.spans[span_key] = [span]
+    return rec
+
+
+def ensure_group(doc: Doc, key: str) -> None:
+    """Make ``doc.spans[key]`` exist even when nothing was found, so consumers can rely on it."""
+    if key not in doc.spans:
+        doc.spans[key] = []
+
+
+def span_text(doc: Doc, start: int, end: int) -> str:
+    return str(doc.text[start:end])
+
+
+__all__ = ["Record", "Span", "add", "ensure_group", "records", "span_text"]

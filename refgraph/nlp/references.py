@@ -1,0 +1,146 @@
+"""``refgraph_references``: deictic and anaphoric references, each with the description a
+reader uses to find its antecedent ("that retry budget" -> head ``budget``, modifier ``retry``).
+
+Fixed phrases ("as noted", "the former") have no description; determiner phrases ("the above
+constraint", "this table") take the noun phrase after them; pronouns are kept in accurate mode
+only, where the tagger can tell "that" the pronoun from "that" the complementizer.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from ..model import NodeKind
+from ..resources import load_json
+from .lexicon import longest_matches, phrase_matcher
+from .records import add, ensure_group
+from .text import is_wordlike, looks_verbal, norm, stopwords
+
+SPAN_KEY = "rg_deictics"
+_BEFORE_THAT = frozenset({
+    "of", "in", "on", "for", "to", "from", "with", "by", "about", "under", "over", "into", "at",
+    "past", "after", "before", "use", "apply", "increase", "raise", "lower", "keep", "exceed",
+    "reuse", "respect", "follow", "check", "honor", "honour", "see", "per", "against", "change",
+    "remove", "drop", "ignore", "fix", "re-run", "rerun", "retry", "skip", "and", "or", "like"})
+
+
+@cache
+def _lex() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "references.json")
+    return data
+
+
+def _description(doc: Doc, start: int, accurate: bool) -> tuple[int, str, str]:
+    """(end token, head, modifiers) of the noun phrase starting at token ``start``."""
+    lex = _lex()
+    bad_first = frozenset(lex["not_after_determiner"])
+    if accurate and doc.has_annotation("TAG") and start < len(doc):
+        # The parse knows where the noun phrase ends: walk to its head noun.
+        j = start
+        last = -1
+        while j < len(doc) and j < start + 5:
+            t = doc[j]
+            if t.pos_ in ("NOUN", "PROPN") or (t.pos_ in ("ADJ", "VERB") and t.tag_ in (
+                    "JJ", "VBN", "VBG") and j + 1 < len(doc) and doc[j + 1].pos_ in (
+                    "NOUN", "PROPN", "ADJ")) or t.text.startswith("`"):
+                last = j
+                j += 1
+                continue
+            if t.pos_ == "PUNCT" and t.text == "-" and last >= 0:
+                j += 1
+                continue
+            break
+        if last >= 0:
+            return _split(doc, start, last + 1)
+        return start, "", ""
+    j = start
+    while j < len(doc) and j < start + 4:
+        t = doc[j]
+        if not is_wordlike(t) or t.lower_ in stopwords() or (j == start and t.lower_ in bad_first):
+            break
+        if j > start and looks_verbal(t, accurate=False):
+            break
+        j += 1
+    if j == start:
+        return start, "", ""
+    return _split(doc, start, j)
+
+
+def _split(doc: Doc, start: int, end: int) -> tuple[int, str, str]:
+    words = [_word(doc[k]) for k in range(start, end) if doc[k].text != "-"]
+    return end, words[-1], " ".join(words[:-1])
+
+
+def _word(tok: Token) -> str:
+    return tok.text if ("_" in tok.text or tok.text.isupper()) else norm(tok.text)
+
+
+class ReferenceTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, *, resolve_pronouns: bool) -> None:
+        self.name = name
+        self.resolve_pronouns = resolve_pronouns
+        lex = _lex()
+        self.phrases = phrase_matcher(nlp, {**lex["phrases"], **{
+            f"{d}": f"det:{k}" for d, k in lex["determiners"].items()}})
+        self.pronouns = frozenset(lex["pronouns"])
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        accurate = self.resolve_pronouns and doc.has_annotation("TAG")
+        covered: set[int] = set()
+        for span in longest_matches(self.phrases, doc):
+            label = span.label_
+            word = span.text.lower()
+            if label.startswith("det:"):
+                kind = label[4:]
+                first = doc[span.start]
+                if accurate and word in ("that", "this", "these", "those") and (
+                        first.tag_ == "WDT" or first.dep_ == "mark" and span.start > 0
+                        and doc[span.start - 1].pos_ in ("VERB", "AUX", "NOUN")):
+                    continue  # the complementizer or relative "that"
+                if not accurate and word == "that" and span.start > 0 and \
+                        doc[span.start - 1].lower_ not in _BEFORE_THAT and \
+                        not doc[span.start - 1].is_punct:
+                    continue  # probably the complementizer: "we know that retries fail"
+                end, head, mods = _description(doc, span.end, accurate)
+                if not head:
+                    if word in ("this", "these", "those", "the above") or (
+                            accurate and word == "that" and first.pos_ == "PRON"
+                            and first.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
+                        self._add(doc, span.start, span.end, "discourse", word, "", "")
+                    elif word in ("the former", "the latter", "the same"):
+                        self._add(doc, span.start, span.end, kind, word, "", "")
+                    continue
+                self._add(doc, span.start, end, kind, word, head, mods)
+            else:
+                self._add(doc, span.start, span.end, label, word, "", "")
+            covered.update(range(span.start, span.end))
+        if accurate:
+            for tok in doc:
+                if tok.i in covered or tok.pos_ != "PRON" or tok.lower_ not in self.pronouns:
+                    continue
+                if tok.lower_ == "it" and tok.dep_ == "expl":
+                    continue
+                self._add(doc, tok.i, tok.i + 1, "pronoun", tok.lower_, "", "")
+        return doc
+
+    @staticmethod
+    def _add(doc: Doc, ts: int, te: int, kind: str, word: str, head: str, mods: str) -> None:
+        s = doc[ts].idx
+        e = doc[te - 1].idx + len(doc[te - 1].text)
+        description = f"{mods} {head}".strip()
+        add(doc, SPAN_KEY, NodeKind.DEICTIC, s, e, label="DEIXIS", deictic_kind=kind,
+            word=word, head=head or None, modifiers=mods or None,
+            description=description or None)
+
+
+@Language.factory("refgraph_references", default_config={"resolve_pronouns": True},
+                  assigns=["doc.spans", "doc._.rg_records"])
+def make_references(nlp: Language, name: str, resolve_pronouns: bool) -> ReferenceTagger:
+    return ReferenceTagger(nlp, name, resolve_pronouns=resolve_pronouns)
