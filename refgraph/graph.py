@@ -1,0 +1,293 @@
+"""``build_graph``: a context text in, a networkx referent graph out.
+
+Blocks are parsed through the incremental :class:`~refgraph.parse.Parser`; this module only
+assembles plain nodes and edges from the cached records, in one pass over the blocks plus a
+resolution pass for references, so building is linear in the number of extracted things.
+Schema: ``docs/graph.md``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from typing import Any
+
+import networkx as nx
+
+from .blocks import Block, split_blocks
+from .errors import InputError
+from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, Scalar, referent_id
+from .nlp.pipeline import Mode
+from .nlp.records import Record
+from .parse import ParsedBlock, Parser
+
+# Heads that name a constraint: "the above constraint" looks for a constraint node.
+_CONSTRAINT_HEADS = frozenset({"constraint", "rule", "limit", "restriction", "requirement",
+                               "prohibition", "instruction", "precondition", "condition",
+                               "guideline", "policy", "invariant", "threshold", "cap"})
+_SPAN_KINDS = frozenset({NodeKind.IDENTIFIER, NodeKind.HANDLE, NodeKind.QUANTITY,
+                         NodeKind.NEGATION, NodeKind.CONDITIONAL, NodeKind.CONSTRAINT,
+                         NodeKind.DEICTIC, NodeKind.HEDGE, NodeKind.MENTION, NodeKind.CAUSAL})
+
+_parsers: dict[str, Parser] = {}
+
+
+def default_parser(mode: Mode) -> Parser:
+    """The process-wide parser (and parse cache) for ``mode``."""
+    if mode not in _parsers:
+        _parsers[mode] = Parser(mode)
+    return _parsers[mode]
+
+
+def check_text(text: object, what: str = "text") -> str:
+    """Return ``text`` if it is a ``str``; else raise :class:`InputError` with a clear message."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            return bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a str, not {type(text).__name__}")
+    return text
+
+
+def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = None) -> RefGraph:
+    """Build the referent graph of ``text``.
+
+    Parameters
+    ----------
+    text : str
+        The context, exactly as the agent holds it. Offsets in the graph index this string.
+    mode : {"accurate", "fast"}
+        Trained English pipeline plus rules, or ``spacy.blank("en")`` plus rules.
+    parser : Parser, optional
+        Reuse a parser (and its block cache); by default a process-wide one per mode.
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Nodes and edges with flat scalar data (see ``docs/graph.md``).
+
+    Examples
+    --------
+    >>> G = build_graph("The timeout is 30 seconds.", mode="fast")
+    >>> [d["unit"] for _, d in G.nodes(data=True) if d["kind"] == "quantity"]
+    ['second']
+    """
+    text = check_text(text)
+    parser = parser or default_parser(mode)
+    blocks = split_blocks(text)
+    parsed = parser.parse(blocks)
+    return assemble(text, blocks, parsed, mode=parser.mode)
+
+
+def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode: str) -> RefGraph:
+    """Nodes and edges from parsed blocks (pure: no parsing happens here)."""
+    G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
+    builder = _Builder(G, text)
+    for block, pb in zip(blocks, parsed, strict=True):
+        builder.add_block(block, pb)
+    builder.resolve_references()
+    return G
+
+
+class _Builder:
+    def __init__(self, G: RefGraph, text: str) -> None:
+        self.G = G
+        self.text = text
+        self.sentences: list[str] = []  # sentence node ids in document order
+        self.by_head: dict[str, str] = {}  # head word -> latest mention/identifier node
+        self.constraints: list[str] = []
+        self.pending: list[tuple[str, dict[str, Any]]] = []  # deictics, in document order
+
+    # nodes ---------------------------------------------------------------------------------
+    def node(self, nid: str, kind: NodeKind, start: int, end: int, **attrs: Scalar) -> str:
+        self.G.add_node(nid, kind=kind.value, text=self.text[start:end], start=start, end=end,
+                        **attrs)
+        return nid
+
+    def edge(self, u: str, v: str, kind: EdgeKind, **attrs: Scalar) -> None:
+        self.G.add_edge(u, v, key=kind.value, kind=kind.value, **attrs)
+
+    def referent(self, ref_kind: RefKind, key: str, start: int, end: int) -> str:
+        rid = referent_id(ref_kind, key)
+        if rid not in self.G:
+            self.node(rid, NodeKind.REFERENT, start, end, ref_kind=ref_kind.value, key=key)
+        return rid
+
+    # blocks --------------------------------------------------------------------------------
+    def add_block(self, block: Block, pb: ParsedBlock) -> None:
+        off = block.start
+        bid = block.id
+        extra: dict[str, Scalar] = {"block_kind": block.kind.value, "hash": block.hash}
+        if block.role:
+            extra["role"] = block.role
+        if block.turn_id:
+            extra["turn_id"] = block.turn_id
+        self.node(bid, NodeKind.BLOCK, block.start, block.end, **extra)
+        sent_ids: list[str] = []
+        sent_starts: list[int] = []
+        for s, e in pb.sentences:
+            sid = self.node(f"{bid}:sentence@{s}-{e}", NodeKind.SENTENCE, off + s, off + e)
+            self.edge(bid, sid, EdgeKind.CONTAINS)
+            sent_ids.append(sid)
+            sent_starts.append(s)
+        self.sentences.extend(sent_ids)
+        spans: list[tuple[int, str]] = []  # (global start, node id) of span nodes
+        for rec in pb.records:
+            nid = self._record(bid, off, rec, sent_ids, sent_starts)
+            if nid is not None:
+                spans.append((off + rec.start, nid))
+        spans.sort()
+        starts = [s for s, _ in spans]
+        for _, nid in spans:
+            self._scope_edges(nid, spans, starts)
+
+    def _record(self, bid: str, off: int, rec: Record, sent_ids: list[str],
+                sent_starts: list[int]) -> str | None:
+        kind = NodeKind(rec.kind)
+        nid = f"{bid}:{kind.value}@{rec.start}-{rec.end}"
+        if nid in self.G:
+            return None
+        g = rec.shifted(off)
+        self.node(nid, kind, g.start, g.end, **g.attrs)
+        k = bisect.bisect_right(sent_starts, rec.start) - 1
+        self.edge(sent_ids[k] if k >= 0 else bid, nid, EdgeKind.CONTAINS)
+        a = g.attrs
+        if kind is NodeKind.IDENTIFIER:
+            name = str(a["name"])
+            rid = self.referent(RefKind.IDENTIFIER, name, g.start, g.end)
+            self.edge(nid, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
+            for word in _name_words(name):
+                self.by_head[word] = nid
+        elif kind is NodeKind.HANDLE:
+            rid = self.referent(RefKind.HANDLE, str(a["value"]), g.start, g.end)
+            self.edge(nid, rid, EdgeKind.USES)
+        elif kind is NodeKind.MENTION:
+            rid = self.referent(RefKind.ENTITY, str(a["key"]), g.start, g.end)
+            self.edge(nid, rid, EdgeKind.USES)
+            self.by_head[str(a["head"]).lower()] = nid
+        elif kind is NodeKind.QUANTITY and "measured" in a:
+            measured = str(a["measured"])
+            ident = referent_id(RefKind.IDENTIFIER, measured)
+            rid = ident if ident in self.G else self.referent(RefKind.TERM, measured.lower(),
+                                                              g.start, g.end)
+            self.edge(nid, rid, EdgeKind.MEASURES)
+        elif kind is NodeKind.CONSTRAINT:
+            self.constraints.append(nid)
+        elif kind is NodeKind.DEICTIC:
+            self.pending.append((nid, dict(a)))
+        elif kind is NodeKind.CAUSAL:
+            self._causal(bid, nid, g)
+        return nid
+
+    def _causal(self, bid: str, nid: str, g: Record) -> None:
+        a = g.attrs
+        c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
+        off = self.G.nodes[bid]["start"]
+        concl = self.node(f"{bid}:claim@{c0 - off}-{c1 - off}", NodeKind.CLAIM, c0, c1,
+                          role="conclusion")
+        if "premise_start" in a:
+            p0, p1 = int(a["premise_start"]), int(a["premise_end"])
+            prem = self.node(f"{bid}:claim@{p0 - off}-{p1 - off}", NodeKind.CLAIM, p0, p1,
+                             role="premise")
+        else:
+            # "Therefore, B." rests on the sentence before it, wherever that is.
+            before = [s for s in self.sentences if self.G.nodes[s]["end"] <= g.start]
+            if not before:
+                return
+            prem = before[-1]
+        self.edge(nid, prem, EdgeKind.SIGNALS, role="premise")
+        self.edge(nid, concl, EdgeKind.SIGNALS, role="conclusion")
+        self.edge(prem, concl, EdgeKind.SUPPORTS, connective=str(a["connective"]))
+
+    def _scope_edges(self, nid: str, spans: list[tuple[int, str]], starts: list[int]) -> None:
+        d = self.G.nodes[nid]
+        kind = d["kind"]
+        ranges: list[tuple[int, int, str]] = []
+        if kind == NodeKind.NEGATION:
+            ranges.append((d["scope_start"], d["scope_end"], EdgeKind.SCOPES.value))
+        elif kind == NodeKind.CONDITIONAL:
+            ranges.append((d["antecedent_start"], d["antecedent_end"], "antecedent"))
+            ranges.append((d["consequent_start"], d["consequent_end"], "consequent"))
+        elif kind == NodeKind.CONSTRAINT:
+            ranges.append((d["governed_start"], d["governed_end"], EdgeKind.GOVERNS.value))
+        for lo, hi, part in ranges:
+            i = bisect.bisect_left(starts, lo)
+            while i < len(spans) and spans[i][0] < hi:
+                other = spans[i][1]
+                i += 1
+                if other == nid:
+                    continue
+                od = self.G.nodes[other]
+                if part == EdgeKind.GOVERNS.value:
+                    if od["kind"] in (NodeKind.IDENTIFIER, NodeKind.MENTION, NodeKind.HANDLE):
+                        for _, rid, k in self.G.out_edges(other, keys=True):
+                            if k in (EdgeKind.USES, EdgeKind.DEFINES):
+                                self.edge(nid, rid, EdgeKind.GOVERNS)
+                    elif od["kind"] == NodeKind.QUANTITY:
+                        self.edge(nid, other, EdgeKind.GOVERNS)
+                elif od["kind"] in (NodeKind.IDENTIFIER, NodeKind.MENTION, NodeKind.QUANTITY,
+                                    NodeKind.HEDGE, NodeKind.CONSTRAINT, NodeKind.HANDLE):
+                    if part == EdgeKind.SCOPES.value:
+                        self.edge(nid, other, EdgeKind.SCOPES)
+                    else:
+                        self.edge(nid, other, EdgeKind.SCOPES, part=part)
+
+    # references ----------------------------------------------------------------------------
+    def resolve_references(self) -> None:
+        """Link each deictic to the nearest earlier thing that fits its description."""
+        by_head: dict[str, list[tuple[int, str]]] = {}
+        for nid, d in self.G.nodes(data=True):
+            if d["kind"] == NodeKind.MENTION:
+                by_head.setdefault(str(d["head"]).lower(), []).append((d["start"], nid))
+            elif d["kind"] == NodeKind.IDENTIFIER:
+                for word in _name_words(str(d["name"])):
+                    by_head.setdefault(word, []).append((d["start"], nid))
+        for lst in by_head.values():
+            lst.sort()
+        constraints = sorted((self.G.nodes[c]["start"], c) for c in self.constraints)
+        sentence_starts = [(self.G.nodes[s]["start"], s) for s in self.sentences]
+        for nid, a in self.pending:
+            start = self.G.nodes[nid]["start"]
+            head = str(a.get("head", "")).lower()
+            target = None
+            if head in _CONSTRAINT_HEADS:
+                target = _latest_before(constraints, start)
+            if target is None and head:
+                target = _latest_before(by_head.get(head, []), start,
+                                        exclude_within=(start, self.G.nodes[nid]["end"]))
+            if target is None and not head and a.get("deictic_kind") in ("discourse",):
+                target = _latest_before(sentence_starts, start, strictly_ends_before=self.G)
+            if target is not None:
+                self.edge(nid, target, EdgeKind.REFERS_TO)
+                self.G.nodes[nid]["resolved"] = True
+            else:
+                self.G.nodes[nid]["resolved"] = False
+
+
+def _latest_before(items: list[tuple[int, str]], start: int,
+                   exclude_within: tuple[int, int] | None = None,
+                   strictly_ends_before: RefGraph | None = None) -> str | None:
+    i = bisect.bisect_left(items, (start, "")) - 1
+    while i >= 0:
+        s, nid = items[i]
+        i -= 1
+        if exclude_within and exclude_within[0] <= s < exclude_within[1]:
+            continue
+        if strictly_ends_before is not None and strictly_ends_before.nodes[nid]["end"] > start:
+            continue
+        return nid
+    return None
+
+
+def _name_words(name: str) -> Iterable[str]:
+    """Words of an identifier for matching descriptions: retry_budget -> retry, budget."""
+    parts = [p for p in name.replace(".", "_").replace("-", "_").lower().split("_") if p]
+    return parts[-1:] if parts else []
+
+
+def to_node_link(G: RefGraph) -> dict[str, Any]:
+    """The graph as a JSON-ready node-link dict (``networkx.node_link_data``, edges="edges")."""
+    data: dict[str, Any] = nx.node_link_data(G, edges="edges")
+    return data
