@@ -18,12 +18,20 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group, records
-from .text import CLAUSE_PUNCT, char_range, clause_openers, norm, stopwords, trim
+from .text import (
+    CLAUSE_PUNCT,
+    at_clause_start,
+    char_range,
+    clause_openers,
+    norm,
+    stopwords,
+    trim,
+)
 
 SPAN_KEY = "rg_constraints"
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
-_SUBJECTS = frozenset({"you", "we", "i", "please", "agents", "agent", "assistant"})
+_SUBJECTS = frozenset({"you", "please"})
 
 
 @cache
@@ -112,7 +120,7 @@ def _governed(doc: Doc, sent: Span, span: Span, kind: str
     if kind == "precondition":
         cond_end = clause_end(span.end)
         cond = trim(doc, span.end, cond_end)
-        if span.start > sent.start + 1:
+        if not at_clause_start(doc, sent, span.start):
             gov = trim(doc, sent.start, span.start)  # "deploy only after tests pass"
         else:
             gov = trim(doc, cond_end, sent.end)  # "Before deploying, run the tests"

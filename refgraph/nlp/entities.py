@@ -14,7 +14,7 @@ from spacy.tokens import Doc, Span, Token
 
 from ..model import NodeKind
 from .records import add, ensure_group, records
-from .text import is_wordlike, looks_verbal, norm, stopwords
+from .text import is_wordlike, looks_verbal, norm, stopwords, verb_by_context
 
 SPAN_KEY = "rg_mentions"
 _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
@@ -42,6 +42,15 @@ def _label_token(tok: Token) -> bool:
     """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
     t = tok.text
     return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
+
+
+def _opens_clause(doc: Doc, i: int) -> bool:
+    """Sentence start, or after a bullet marker, colon or turn label: capitals mean nothing."""
+    if i == 0 or doc[i].is_sent_start:
+        return True
+    prev = doc[i - 1]
+    return prev.is_space or prev.text in ("-", "*", "+", "•", ":", ">", "#", "##", "###", "(",
+                                          '"', "“") or prev.text.endswith((".", ":"))
 
 
 def _parenthetical(doc: Doc, end: int) -> tuple[str, int]:
@@ -135,13 +144,17 @@ class EntityTagger:
                 continue
             low = tok.lower_
             if low in _DETS and i + 1 < n:
-                end = self._chunk_end(doc, i + 1, blocked)
-                if end > i + 1:
-                    i = self._emit_chunk(doc, i + 1, end, blocked)
+                j = i + 1
+                while j < n and j in blocked and j < i + 6:
+                    j += 1  # "a 10% credit": the quantity is its own node, the noun follows
+                end = self._chunk_end(doc, j, blocked)
+                if end > j:
+                    i = self._emit_chunk(doc, j, end, blocked)
                     continue
-            elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() and (
-                    not tok.is_sent_start or (i + 1 < n and doc[i + 1].text[:1].isupper()
-                                              and doc[i + 1].is_alpha)):
+            elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() \
+                    and not looks_verbal(tok, accurate=False) and (
+                    not _opens_clause(doc, i) or (i + 1 < n and doc[i + 1].text[:1].isupper()
+                                                  and doc[i + 1].is_alpha)):
                 end = i + 1
                 while end < n and end < i + 4 and doc[end].text[:1].isupper() \
                         and doc[end].is_alpha and end not in blocked:
@@ -157,7 +170,7 @@ class EntityTagger:
             t = doc[j]
             if j in blocked or not is_wordlike(t) or t.lower_ in stopwords() or t.like_num:
                 break
-            if j > start and looks_verbal(t, accurate=False):
+            if j > start and (looks_verbal(t, accurate=False) or verb_by_context(doc, j)):
                 break
             j += 1
         return j

@@ -103,6 +103,7 @@ class IdentifierExtractor:
                 if not name or _overlaps(taken, s, e):
                     continue
                 if pat.kind == "dotted" and (name.split(".")[0] in not_dotted
+                                             or all(len(p) <= 2 for p in name.split("."))
                                              or _is_number_like(name)):
                     continue
                 if pat.kind == "code":

@@ -20,7 +20,7 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
-from .text import char_range, clause_bounds, common_verbs, trim
+from .text import at_clause_start, char_range, clause_bounds, common_verbs, trim
 
 SPAN_KEY = "rg_negations"
 COND_KEY = "rg_conditionals"
@@ -189,7 +189,7 @@ def _parts(doc: Doc, span: Span, sent: Span, accurate: bool
             hi += 1
         lo = marker_start
         ante = trim(doc, marker_end, hi)
-    if lo <= sent.start + 1 and marker_start <= sent.start + 1:
+    if at_clause_start(doc, sent, marker_start):
         # "If A, B": the consequent follows the antecedent.
         k = hi
         while k < sent.end and (doc[k].is_punct or doc[k].lower_ == "then"):

@@ -47,10 +47,11 @@ def _tune_tokenizer(nlp: Language) -> None:
     infixes = [*list(nlp.Defaults.infixes or []), rf"(?<=[A-Za-z0-9_\]\)]){ops}(?=[\w\"'`$.-])"]
     prefixes = [rf"{ops}(?=[0-9.])", *list(nlp.Defaults.prefixes or [])]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3".
+    # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3"; single-letter
+    # abbreviations ("s.") would swallow the unit and the full stop of "took 30 s.".
     rules = nlp.tokenizer.rules or {}
     nlp.tokenizer.rules = {k: v for k, v in rules.items()
-                           if "=" not in k and not re.fullmatch(r"</?3+", k)}
+                           if "=" not in k and not re.fullmatch(r"</?3+|[a-z]\.", k)}
     nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
 
 

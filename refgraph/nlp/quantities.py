@@ -171,6 +171,8 @@ def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
     if tok.is_punct and tok.text not in ("%", "°", "‰"):
         return None
     hit = lookup_unit(tok.text)
+    if hit is None and tok.text.endswith(".") and len(tok.text) > 1:
+        hit = lookup_unit(tok.text[:-1])  # "2 s." at a sentence end: the period is not the unit
     if hit:
         return hit, j + 1
     return None
@@ -232,13 +234,17 @@ def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str 
     skipped = 0
     while k >= sent_start and skipped <= 3:
         t = doc[k]
+        if t.text == "`":
+            k -= 1
+            continue
         if t.lower_ in lex["measured_links"] or t.text in ("=", ":", "the", "a", "an"):
             k -= 1
             skipped += 1
             continue
         if skipped == 0 or t.is_punct or t.is_space or t.like_num:
             break  # "... budget 30" with no link word is a list, not a measurement
-        if t.lower_ in stopwords() or t.lower_ in common_verbs():
+        if t.lower_ in stopwords() or t.lower_ in common_verbs() or (
+                len(t.text) > 5 and t.lower_.endswith("ed")):
             break
         return _key_word(t)
     if unit_end < len(doc) and unit_end > num_tok + 1 and doc[num_tok + 1].text == "-":
@@ -246,6 +252,16 @@ def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str 
         if t.is_alpha and t.lower_ not in stopwords() and t.lower_ not in common_verbs():
             return _key_word(t)
     return None
+
+
+def _is_label_number(doc: Doc, i: int) -> bool:
+    """ "Incident 4471", "ticket #88213", "step 3 of": a number that names, not measures."""
+    if i == 0 or not doc[i].text.isdigit():
+        return False
+    prev = doc[i - 1]
+    if prev.text == "#":
+        return True
+    return prev.lower_ in _lex()["label_nouns"]
 
 
 def _key_word(tok: Token) -> str:
@@ -279,7 +295,7 @@ class QuantityExtractor:
                 i += 1
                 continue
             num = _parse_number(doc, i)
-            if num is None:
+            if num is None or (not num.spelled and _is_label_number(doc, i)):
                 i += 1
                 continue
             i = self._emit(doc, num, accurate, excluded)
@@ -384,7 +400,17 @@ class QuantityExtractor:
             if a is not None and not (doc[end_tok].text == "+" and doc[end_tok].whitespace_ == " "
                                       and end_tok + 1 < sent_hi and doc[end_tok + 1].like_num):
                 end_tok, bound = a
+                if unit is None:  # "40 or more replicas"
+                    found = _unit_at(doc, end_tok, sent_hi)
+                    if found is not None:
+                        u0 = end_tok
+                        unit, end_tok = _compound(doc, found[0], found[1], sent_hi)
+                        unit_text = doc[u0:end_tok].text
         end_char = doc[end_tok - 1].idx + len(doc[end_tok - 1].text)
+        if unit_text.endswith(".") and lookup_unit(unit_text) is None and \
+                doc.text[end_char - 1] == ".":
+            end_char -= 1
+            unit_text = unit_text[:-1]
         if glued and end_tok == num.end and unit_text and not unit_text.endswith(glued):
             end_char = num.glued_at + len(glued)
         measured = _measured(doc, first_tok, num.start, end_tok, accurate)

@@ -18,7 +18,7 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
-from .text import is_wordlike, looks_verbal, norm, stopwords
+from .text import is_wordlike, looks_verbal, norm, stopwords, verb_by_context
 
 SPAN_KEY = "rg_deictics"
 _BEFORE_THAT = frozenset({
@@ -62,7 +62,7 @@ def _description(doc: Doc, start: int, accurate: bool) -> tuple[int, str, str]:
         t = doc[j]
         if not is_wordlike(t) or t.lower_ in stopwords() or (j == start and t.lower_ in bad_first):
             break
-        if j > start and looks_verbal(t, accurate=False):
+        if j > start and (looks_verbal(t, accurate=False) or verb_by_context(doc, j)):
             break
         j += 1
     if j == start:

@@ -47,7 +47,8 @@ def looks_verbal(tok: Token, accurate: bool) -> bool:
     """Whether a token is (probably) a verb: the tagger says so, else a common-verb list."""
     if accurate and tok.pos_:
         return tok.pos_ in {"VERB", "AUX"}
-    return tok.lower_ in common_verbs()
+    low = tok.lower_
+    return low in common_verbs() or (len(low) > 5 and low.endswith("ed"))
 
 
 def clause_bounds(doc: Doc, sent: Span, i: int) -> tuple[int, int]:
@@ -79,6 +80,25 @@ def trim(doc: Doc, start: int, end: int) -> tuple[int, int]:
 def char_range(doc: Doc, start: int, end: int) -> tuple[int, int]:
     """Character offsets of the token range [start, end)."""
     if start >= end:
-        return doc[start].idx if start < len(doc) else len(doc.text), doc[start].idx if start < len(doc) else len(doc.text)
+        at = doc[start].idx if start < len(doc) else len(doc.text)
+        return at, at
     last = doc[end - 1]
     return doc[start].idx, last.idx + len(last.text)
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "every", "each", "all", "this", "that", "these",
+                          "those", "its", "their", "our", "your", "my", "his", "her", "no"})
+
+
+def verb_by_context(doc: Doc, j: int) -> bool:
+    """ "table lists every shard": an -s word followed by a determiner is a verb."""
+    tok = doc[j]
+    low = tok.lower_
+    return (low.endswith("s") and not low.endswith("ss") and j + 1 < len(doc)
+            and doc[j + 1].lower_ in _DETERMINERS)
+
+
+def at_clause_start(doc: Doc, sent: Span, i: int) -> bool:
+    """Whether only punctuation, spaces or a list marker precede token ``i`` in its sentence."""
+    return all(t.is_punct or t.is_space or t.text in ("-", "*", "+", "•")
+               for t in doc[sent.start:i])

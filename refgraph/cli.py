@@ -1,0 +1,174 @@
+"""The ``refgraph`` command: ``main(argv=None) -> int`` over argparse; logic lives in the library.
+
+Exit codes: 0 ok, 2 bad input (one line on stderr, never a traceback). See docs/contracts.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from . import __version__
+from .errors import RefgraphError
+from .graph import build_graph, to_node_link
+from .io import read_text
+from .model import NodeKind, RefGraph
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="refgraph",
+        description="Referent graphs of agent contexts: catch rewrites that corrupt memory.")
+    ap.add_argument("--version", action="version", version=f"refgraph {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    g = sub.add_parser("graph", help="print the referent graph of a text file")
+    g.add_argument("file", help="a UTF-8 text file, or - for standard input")
+    g.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
+    g.add_argument("--format", choices=("text", "json", "graphml"), default="text")
+
+    d = sub.add_parser("demo", help="build graphs for the bundled example contexts")
+    d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
+    d.add_argument("--examples", default=str(EXAMPLES), help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    if args.command is None:
+        ap.print_help()
+        return 0
+    try:
+        if args.command == "graph":
+            return _graph(args)
+        if args.command == "demo":
+            return _demo(args)
+    except RefgraphError as exc:
+        print(f"refgraph: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("refgraph: interrupted", file=sys.stderr)
+        return 130
+    ap.error(f"unknown command {args.command!r}")
+    return 2  # pragma: no cover  (argparse exits)
+
+
+def _graph(args: argparse.Namespace) -> int:
+    text = read_text(args.file)
+    G = build_graph(text, mode=args.mode)
+    out = sys.stdout
+    if args.format == "json":
+        json.dump(to_node_link(G), out, ensure_ascii=False, indent=1)
+        out.write("\n")
+    elif args.format == "graphml":
+        for line in nx.generate_graphml(G):
+            out.write(line + "\n")
+    else:
+        out.write(format_graph(G, text))
+    return 0
+
+
+def _position(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"{line}:{col}"
+
+
+_DETAIL: dict[str, tuple[str, ...]] = {
+    NodeKind.IDENTIFIER: ("role", "ident_kind"),
+    NodeKind.HANDLE: ("handle_kind",),
+    NodeKind.QUANTITY: ("bound", "magnitude", "magnitude_high", "unit", "measured"),
+    NodeKind.NEGATION: ("cue_kind",),
+    NodeKind.CONDITIONAL: ("cond_kind", "antecedent_polarity", "consequent_polarity"),
+    NodeKind.CONSTRAINT: ("constraint_kind", "target"),
+    NodeKind.DEICTIC: ("deictic_kind", "description", "resolved"),
+    NodeKind.HEDGE: ("modality", "strength"),
+    NodeKind.MENTION: ("key", "ent_label"),
+    NodeKind.CAUSAL: ("direction", "order"),
+}
+
+
+def _short(text: str, width: int = 48) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def format_graph(G: RefGraph, text: str) -> str:
+    """One line per block and per extracted span: where it is (line:col), kind, text, details."""
+    lines: list[str] = []
+    nodes = sorted(((d["start"], d["end"], n, d) for n, d in G.nodes(data=True)
+                    if d["kind"] not in (NodeKind.SENTENCE, NodeKind.REFERENT, NodeKind.CLAIM)),
+                   key=lambda t: (t[0], t[3]["kind"] != NodeKind.BLOCK, t[1]))
+    for start, _end, _nid, d in nodes:
+        kind = d["kind"]
+        if kind == NodeKind.BLOCK:
+            lines.append(f"{_position(text, start):>7}  {d['block_kind']:<11} {_short(d['text'])}")
+            continue
+        details = []
+        for key in _DETAIL.get(kind, ()):
+            if key in d:
+                value = d[key]
+                details.append(f"{key}={value:g}" if isinstance(value, float) else
+                               f"{key}={value}")
+        lines.append(f"{_position(text, start):>7}    {kind:<11} {_short(d['text'], 40)!r}"
+                     + (f"  {' '.join(details)}" if details else ""))
+    counts = Counter(d["kind"] for _, d in G.nodes(data=True))
+    summary = ", ".join(f"{k} {counts[k]}" for k in sorted(counts))
+    lines.append(f"-- {G.number_of_nodes()} nodes, {G.number_of_edges()} edges ({summary})")
+    return "\n".join(lines) + "\n"
+
+
+def _demo(args: argparse.Namespace) -> int:
+    folder = Path(args.examples)
+    files = sorted(p for p in folder.glob("*") if p.suffix in (".md", ".txt"))
+    if not files:
+        print(f"refgraph: error: no example contexts in {folder}", file=sys.stderr)
+        return 2
+    print(f"refgraph {__version__} demo: referent graphs of {len(files)} bundled contexts "
+          f"({args.mode} mode)\n")
+    for path in files:
+        text = read_text(str(path))
+        G = build_graph(text, mode=args.mode)
+        print(f"== {path.name}: {len(text.split())} words, {G.number_of_nodes()} nodes, "
+              f"{G.number_of_edges()} edges")
+        for line in _highlights(G, text):
+            print(f"   {line}")
+        print()
+    return 0
+
+
+def _highlights(G: RefGraph, text: str) -> list[str]:
+    """What a reviewer would look at first: constraints, bare numbers, unresolved references."""
+    out: list[str] = []
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for _, d in G.nodes(data=True):
+        by_kind.setdefault(d["kind"], []).append(d)
+    for d in sorted(by_kind.get(NodeKind.CONSTRAINT, []), key=lambda d: d["start"])[:4]:
+        out.append(f"constraint  {_position(text, d['start']):>6}  {d['constraint_kind']:<12} "
+                   f"{_short(d['text'])!r} governs: {d.get('target', '?')}")
+    for d in sorted(by_kind.get(NodeKind.QUANTITY, []), key=lambda d: d["start"])[:4]:
+        unit = d.get("unit", "(no unit)")
+        out.append(f"quantity    {_position(text, d['start']):>6}  {_short(d['text'])!r} -> "
+                   f"{d['bound']} {d['magnitude']:g} {unit}"
+                   + (f" measures {d['measured']}" if "measured" in d else ""))
+    for d in sorted(by_kind.get(NodeKind.DEICTIC, []), key=lambda d: d["start"]):
+        if not d.get("resolved", True):
+            out.append(f"reference   {_position(text, d['start']):>6}  {_short(d['text'])!r} "
+                       "has no antecedent in this text")
+    counts = Counter(d["kind"] for _, d in G.nodes(data=True))
+    out.append("kinds: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts)))
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Reading user files: one clear :class:`InputError` for every way a file can be unusable."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import InputError
+
+_TEXT_CONTROL = {9, 10, 12, 13, 27}
+
+
+def read_text(path: str) -> str:
+    """Read ``path`` (``-`` for stdin) as UTF-8 text, exactly as stored (no newline changes)."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        where = "standard input"
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"{path}: no such file")
+        if p.is_dir():
+            raise InputError(f"{path}: is a directory, not a file")
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        where = path
+    return decode_text(data, where)
+
+
+def decode_text(data: bytes, where: str = "input") -> str:
+    """UTF-8 text from bytes; binary data (NUL bytes, mostly control bytes) is refused."""
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{where}: looks binary (contains NUL bytes), expected UTF-8 text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not valid UTF-8 (bad byte at offset {exc.start})") from None
+    sample = text[:4096]
+    if sample:
+        control = sum(1 for c in sample if ord(c) < 32 and ord(c) not in _TEXT_CONTROL)
+        if control / len(sample) > 0.1:
+            raise InputError(f"{where}: looks binary (many control characters), expected text")
+    return text

@@ -1,0 +1,70 @@
+"""Negation cues with scope; conditionals with antecedent/consequent polarity."""
+
+from __future__ import annotations
+
+import pytest
+from spacy.language import Language
+
+from tests.conftest import extract, quote
+
+
+@pytest.mark.parametrize(("text", "cues"), [
+    ("The field was not present.", ["not"]),
+    ("We don't retry.", ["n't"]),
+    ("No rows matched.", ["No"]),
+    ("It never fails and nothing breaks.", ["never", "nothing"]),
+    ("Run it without the cache.", ["without"]),
+    ("Neither A nor B is set.", ["Neither", "nor"]),
+    ("The client cannot connect.", ["cannot"]),
+    ("The server is unable to start.", ["un"]),
+    ("The flag is useless here.", ["less"]),
+])
+def test_negation_cues(nlp: Language, text: str, cues: list[str]) -> None:
+    assert [quote(text, r) for r in extract(nlp, text, "negation")] == cues
+
+
+@pytest.mark.parametrize("text", [
+    "Understand the unit tests until lunch.",
+    "The university is unique.",
+    "Unless noted, the serverless build is stateless.",
+])
+def test_words_that_only_look_negative(nlp: Language, text: str) -> None:
+    assert [r for r in extract(nlp, text, "negation") if r.attrs["cue_kind"] == "affix"] == []
+
+
+def test_negation_scope_covers_the_clause_not_the_next(nlp: Language) -> None:
+    text = "The cache is not warm, but the pool is ready."
+    (neg,) = extract(nlp, text, "negation")
+    scope = text[neg.attrs["scope_start"]:neg.attrs["scope_end"]]
+    assert "warm" in scope and "cache" in scope
+    assert "pool" not in scope
+
+
+def test_seed_polarity_inversion_is_visible(nlp: Language) -> None:
+    """Seed 001: "not required unless Y is absent" vs "required when Y is absent"."""
+    before = "X is not required unless Y is absent."
+    after = "X is required when Y is absent."
+    (cb,) = extract(nlp, before, "conditional")
+    (ca,) = extract(nlp, after, "conditional")
+    assert cb.attrs["cond_kind"] == "unless" and ca.attrs["cond_kind"] == "when"
+    assert cb.attrs["consequent_polarity"] == "negative"
+    assert ca.attrs["consequent_polarity"] == "positive"
+    assert before[cb.attrs["antecedent_start"]:cb.attrs["antecedent_end"]] == "Y is absent"
+    assert before[cb.attrs["consequent_start"]:cb.attrs["consequent_end"]] == "X is not required"
+
+
+def test_conditional_at_sentence_start(nlp: Language) -> None:
+    text = "If the cache is cold, do not retry."
+    (c,) = extract(nlp, text, "conditional")
+    assert text[c.attrs["antecedent_start"]:c.attrs["antecedent_end"]] == "the cache is cold"
+    assert text[c.attrs["consequent_start"]:c.attrs["consequent_end"]] == "do not retry"
+    assert (c.attrs["antecedent_polarity"], c.attrs["consequent_polarity"]) == (
+        "positive", "negative")
+
+
+def test_only_if_and_temporal_before(nlp: Language) -> None:
+    (c,) = extract(nlp, "Deploy only if the tests pass.", "conditional")
+    assert c.attrs["cond_kind"] == "only-if"
+    assert extract(nlp, "We met before noon.", "conditional") == []
+    (b,) = extract(nlp, "Do not call deploy before tests pass.", "conditional")
+    assert b.attrs["cond_kind"] == "before"

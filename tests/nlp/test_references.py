@@ -1,0 +1,42 @@
+"""Deictic references with the description used to find their antecedent."""
+
+from __future__ import annotations
+
+import pytest
+from spacy.language import Language
+
+from tests.conftest import extract, quote
+
+
+@pytest.mark.parametrize(("text", "q", "head", "modifiers"), [
+    ("Apply the above constraint.", "the above constraint", "constraint", None),
+    ("Raise that retry budget to 5.", "that retry budget", "budget", "retry"),
+    ("This table lists every shard.", "This table", "table", None),
+    ("Reuse the previous schema check.", "the previous schema check", "check", "schema"),
+    ("See the aforementioned limit.", "the aforementioned limit", "limit", None),
+])
+def test_deictic_descriptions(nlp: Language, text: str, q: str, head: str,
+                              modifiers: str | None) -> None:
+    found = [r for r in extract(nlp, text, "deictic") if r.attrs.get("head")]
+    assert [quote(text, r) for r in found] == [q]
+    assert found[0].attrs["head"] == head
+    assert found[0].attrs.get("modifiers") == modifiers
+
+
+@pytest.mark.parametrize(("text", "q"), [
+    ("As noted, the pool is small.", "As noted"),
+    ("As mentioned above, skip it.", "As mentioned above"),
+    ("Prefer the latter.", "the latter"),
+])
+def test_discourse_deixis(nlp: Language, text: str, q: str) -> None:
+    assert quote(text, extract(nlp, text, "deictic")[0]) == q
+
+
+def test_complementizer_that_is_not_deictic(nlp: Language) -> None:
+    assert extract(nlp, "We know that retries fail often.", "deictic") == []
+
+
+def test_pronouns_only_in_accurate_mode(nlp: Language, mode: str) -> None:
+    text = "The cache expired. It was rebuilt."
+    pronouns = [r for r in extract(nlp, text, "deictic") if r.attrs["deictic_kind"] == "pronoun"]
+    assert [quote(text, r) for r in pronouns] == (["It"] if mode == "accurate" else [])
