@@ -19,7 +19,7 @@ from .resources import load_json, model_path
 @cache
 def registry() -> Any:
     """The shared :class:`pint.UnitRegistry` with refgraph's definitions loaded."""
-    ureg = pint.UnitRegistry(on_redefinition="ignore", autoconvert_offset_to_baseunit=True)
+    ureg: Any = pint.UnitRegistry(on_redefinition="ignore", autoconvert_offset_to_baseunit=True)
     ureg.load_definitions(str(model_path("units.txt")))
     return ureg
 

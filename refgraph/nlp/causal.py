@@ -63,7 +63,7 @@ class CausalTagger:
         nxt = doc[span.end] if span.end < sent.end else None
         if word == "so":
             prev = doc[span.start - 1] if span.start > sent.start else None
-            if nxt is None or nxt.lower_ in _NOT_AFTER_SO or nxt.is_punct and nxt.text != ",":
+            if nxt is None or nxt.lower_ in _NOT_AFTER_SO or (nxt.is_punct and nxt.text != ","):
                 return False
             return prev is None or prev.text in (",", ";", "—", "-") or prev.lower_ == "and"
         if word == "since":
@@ -81,10 +81,8 @@ class CausalTagger:
         premise: tuple[int, int] | None
         if direction == "forward":
             conclusion = trim(doc, span.end, sent.end)
-            if at_start:
-                premise = None  # the previous sentence: linked by the graph builder
-            else:
-                premise = trim(doc, sent.start, span.start)
+            # At a sentence start the premise is the previous sentence: the graph links it.
+            premise = None if at_start else trim(doc, sent.start, span.start)
         elif at_start:
             k = span.end
             while k < sent.end and doc[k].text not in _BREAK:

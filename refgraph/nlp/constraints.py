@@ -73,10 +73,11 @@ class ConstraintTagger:
                 continue
             if kind.endswith("_weak"):
                 base = kind[: -len("_weak")]
-                if base == "prohibition" and cue == "no" and _clause_start(doc, sent, span.start):
-                    kind = base
-                elif base == "limit" and any(
-                        sent.start_char <= s < sent.end_char for s, _ in quantities):
+                imperative_no = base == "prohibition" and cue == "no" and _clause_start(
+                    doc, sent, span.start)
+                bounded = base == "limit" and any(
+                    sent.start_char <= s < sent.end_char for s, _ in quantities)
+                if imperative_no or bounded:
                     kind = base
                 else:
                     continue

@@ -99,7 +99,7 @@ class EntityTagger:
                     "NOUN", "PROPN"):
                 root = doc[root.i - 1]  # "shard A": the head is "shard", "A" names which one
             quals = [_w(t) for t in chunk if t.i != root.i and t.i not in blocked and (
-                t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop
+                (t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop)
                 or (t.i > root.i and _label_token(t)))]
             if root.i + 1 < chunk.end:  # "shard A": a label after the head
                 quals.extend(_w(t) for t in doc[root.i + 1: chunk.end] if _label_token(t))

@@ -34,8 +34,8 @@ def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
     data = load_json("patterns", "identifiers.json")
 
     def compile_all(items: list[dict[str, object]]) -> list[_Pattern]:
-        return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])), int(str(it.get("group", 0))))
-                for it in items]
+        return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])),
+                         int(str(it.get("group", 0)))) for it in items]
 
     return compile_all(data["handles"]), compile_all(data["identifiers"]), frozenset(
         data["not_dotted"])

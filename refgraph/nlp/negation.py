@@ -162,13 +162,13 @@ class NegationTagger:
 def _introduces_clause(doc: Doc, span: Span, accurate: bool) -> bool:
     """'before tests pass' opens a clause; 'before noon' does not."""
     if accurate:
-        return doc[span.start].dep_ == "mark" or doc[span.start].dep_ == "advmod" and \
-            doc[span.start].head.dep_ == "advcl"
+        return doc[span.start].dep_ == "mark" or (doc[span.start].dep_ == "advmod" and \
+            doc[span.start].head.dep_ == "advcl")
     for tok in doc[span.end: min(len(doc), span.end + 6)]:
         if tok.is_punct:
             return False
-        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or tok.lower_.endswith("s") \
-                and tok.i > span.end:
+        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or (tok.lower_.endswith("s") \
+                and tok.i > span.end):
             return True
     return False
 

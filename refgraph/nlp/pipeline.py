@@ -15,6 +15,7 @@ from typing import Literal
 
 import spacy
 from spacy.language import Language
+from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
 from ..errors import InputError, PipelineUnavailable
@@ -46,13 +47,15 @@ def _tune_tokenizer(nlp: Language) -> None:
     ops = r"(?:<=|>=|==|=|<|>|≤|≥|≈|~)"
     infixes = [*list(nlp.Defaults.infixes or []), rf"(?<=[A-Za-z0-9_\]\)]){ops}(?=[\w\"'`$.-])"]
     prefixes = [rf"{ops}(?=[0-9.])", *list(nlp.Defaults.prefixes or [])]
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    tokenizer = nlp.tokenizer
+    assert isinstance(tokenizer, Tokenizer)  # both modes use spaCy's rule tokenizer
+    tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3"; single-letter
     # abbreviations ("s.") would swallow the unit and the full stop of "took 30 s.".
-    rules = nlp.tokenizer.rules or {}
-    nlp.tokenizer.rules = {k: v for k, v in rules.items()
+    rules = tokenizer.rules or {}
+    tokenizer.rules = {k: v for k, v in rules.items()
                            if "=" not in k and not re.fullmatch(r"</?3+|[a-z]\.", k)}
-    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
+    tokenizer.prefix_search = compile_prefix_regex(prefixes).search
 
 
 def trained_pipeline_name() -> str | None:

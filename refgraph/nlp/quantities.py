@@ -30,6 +30,7 @@ _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%�
 _CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
                     "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
                     "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY"}
+_SPELLED_SCALES = frozenset({"thousand", "million", "billion", "trillion"})
 _SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9}
 
 
@@ -333,12 +334,9 @@ class QuantityExtractor:
             elif glued in ("k", "K"):
                 value *= 1e3
                 glued = ""
-        elif j < sent_hi and not num.spelled and doc[j].lower_ in scale_words and (
-                doc[j].is_alpha and (len(doc[j].text) > 2 or unit is not None)):
-            value *= scale_words[doc[j].lower_]
-            j += 1
-        elif num.spelled and j < sent_hi and doc[j].lower_ in ("million", "billion", "trillion",
-                                                                 "thousand"):
+        elif j < sent_hi and doc[j].lower_ in scale_words and doc[j].is_alpha and (
+                (not num.spelled and (len(doc[j].text) > 2 or unit is not None))
+                or (num.spelled and doc[j].lower_ in _SPELLED_SCALES)):
             value *= scale_words[doc[j].lower_]
             j += 1
         # Unit after the number (glued or separate), unless a currency came first.

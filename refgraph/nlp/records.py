@@ -1,13 +1,14 @@
 """The plain-data output of refgraph's spaCy components.
 
-Every component appends :class:`Record` objects (exact character offsets, flat scalar attributes)
-to ``doc._.rg_records`` and token-aligned spans to ``doc.spans["rg_<name>"]``. The graph is built
+Every component appends records (kind, exact character offsets, flat scalar attributes) to
+``doc._.rg_records`` and token-aligned spans to ``doc.spans["rg_<name>"]``. The graph is built
 from records only, so nothing spaCy-specific leaks into it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from spacy.tokens import Doc, Span
 
@@ -39,13 +40,18 @@ def _is_offset(key: str) -> bool:
     return key.endswith("_start") or key.endswith("_end")
 
 
+def _raw(doc: Doc) -> list[list[Any]]:
+    # Stored as plain lists so ``doc.to_bytes()`` (msgpack) still works.
+    raw: list[list[Any]] | None = doc._.rg_records
+    if raw is None:
+        raw = []
+        doc._.rg_records = raw
+    return raw
+
+
 def records(doc: Doc) -> list[Record]:
-    """The doc's record list, created on first use (a mutable default would be shared)."""
-    recs: list[Record] | None = doc._.rg_records
-    if recs is None:
-        recs = []
-        doc._.rg_records = recs
-    return recs
+    """The records the components wrote to ``doc._.rg_records``, as :class:`Record` objects."""
+    return [Record(kind, start, end, attrs) for kind, start, end, attrs in _raw(doc)]
 
 
 def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label: str = "",
@@ -55,7 +61,7 @@ def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label:
     ``None`` attributes are dropped: the graph leaves absent values out.
     """
     rec = Record(kind.value, start, end, {k: v for k, v in attrs.items() if v is not None})
-    records(doc).append(rec)
+    _raw(doc).append([rec.kind, rec.start, rec.end, rec.attrs])
     span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
     if span is not None:
         if span_key in doc.spans:

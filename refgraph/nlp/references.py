@@ -101,8 +101,8 @@ class ReferenceTagger:
                 kind = label[4:]
                 first = doc[span.start]
                 if accurate and word in ("that", "this", "these", "those") and (
-                        first.tag_ == "WDT" or first.dep_ == "mark" and span.start > 0
-                        and doc[span.start - 1].pos_ in ("VERB", "AUX", "NOUN")):
+                        first.tag_ == "WDT" or (first.dep_ == "mark" and span.start > 0
+                        and doc[span.start - 1].pos_ in ("VERB", "AUX", "NOUN"))):
                     continue  # the complementizer or relative "that"
                 if not accurate and word == "that" and span.start > 0 and \
                         doc[span.start - 1].lower_ not in _BEFORE_THAT and \

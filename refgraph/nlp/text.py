@@ -9,7 +9,8 @@ from spacy.tokens import Doc, Span, Token
 from ..resources import load_words
 
 # Punctuation that ends a clause for the rule-based (fast mode) scopes.
-CLAUSE_PUNCT = frozenset({",", ";", ":", "(", ")", "—", "–", ".", "!", "?", '"', "“", "”", "[", "]"})
+CLAUSE_PUNCT = frozenset({",", ";", ":", "(", ")", "—", "–", ".", "!", "?", '"', "“", "”", "[",
+                          "]"})
 
 
 @cache

@@ -37,7 +37,8 @@ def test_sentence_initial_because(nlp: Language) -> None:
 def test_therefore_takes_previous_sentence_as_premise(nlp: Language) -> None:
     text = "Lag exceeded 30 s. Therefore the failover was paused."
     (c,) = extract(nlp, text, "causal")
-    assert c.attrs["premise_scope"] == "previous" and "premise_start" not in c.attrs
+    assert c.attrs["premise_scope"] == "previous"
+    assert "premise_start" not in c.attrs
     assert _span(text, c.attrs, "conclusion") == "the failover was paused"
 
 

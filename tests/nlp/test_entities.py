@@ -26,7 +26,8 @@ def test_merged_replica_has_a_bare_key(nlp: Language) -> None:
 
 def test_people_disambiguated_by_parenthetical(nlp: Language) -> None:
     keys = _keys(nlp, "Ask Sam (billing) and then Sam (support) about it.")
-    assert "sam[(billing)]" in keys and "sam[(support)]" in keys
+    assert "sam[(billing)]" in keys
+    assert "sam[(support)]" in keys
 
 
 def test_plural_and_singular_share_a_head(nlp: Language) -> None:

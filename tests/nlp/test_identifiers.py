@@ -31,7 +31,8 @@ def test_identifier_kind_and_role(nlp: Language, text: str, name: str, kind: str
 @pytest.mark.parametrize(("text", "value", "kind"), [
     ("Logs are in src/app/main.py now.", "src/app/main.py", "path"),
     ("See ~/notes/run.md.", "~/notes/run.md", "path"),
-    ("Runbook: https://runbooks.example.internal/db/failover.", "https://runbooks.example.internal/db/failover", "url"),
+    ("Runbook: https://example.internal/db/failover.", "https://example.internal/db/failover",
+     "url"),
     ("Result stored under ledger:9f2c1ab4.", "ledger:9f2c1ab4", "store_key"),
     ("The output of call_17 was truncated.", "call_17", "tool_call"),
     ("Open config.yaml first.", "config.yaml", "path"),

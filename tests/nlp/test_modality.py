@@ -18,7 +18,8 @@ from tests.conftest import extract, quote
 ])
 def test_hedges(nlp: Language, text: str, term: str, modality: str) -> None:
     found = [r for r in extract(nlp, text, "hedge") if r.attrs["term"] == term]
-    assert len(found) == 1 and found[0].attrs["modality"] == modality
+    assert len(found) == 1
+    assert found[0].attrs["modality"] == modality
     assert quote(text, found[0]).lower() == term
 
 

@@ -36,7 +36,8 @@ def test_negation_scope_covers_the_clause_not_the_next(nlp: Language) -> None:
     text = "The cache is not warm, but the pool is ready."
     (neg,) = extract(nlp, text, "negation")
     scope = text[neg.attrs["scope_start"]:neg.attrs["scope_end"]]
-    assert "warm" in scope and "cache" in scope
+    assert "warm" in scope
+    assert "cache" in scope
     assert "pool" not in scope
 
 
@@ -46,7 +47,8 @@ def test_seed_polarity_inversion_is_visible(nlp: Language) -> None:
     after = "X is required when Y is absent."
     (cb,) = extract(nlp, before, "conditional")
     (ca,) = extract(nlp, after, "conditional")
-    assert cb.attrs["cond_kind"] == "unless" and ca.attrs["cond_kind"] == "when"
+    assert cb.attrs["cond_kind"] == "unless"
+    assert ca.attrs["cond_kind"] == "when"
     assert cb.attrs["consequent_polarity"] == "negative"
     assert ca.attrs["consequent_polarity"] == "positive"
     assert before[cb.attrs["antecedent_start"]:cb.attrs["antecedent_end"]] == "Y is absent"

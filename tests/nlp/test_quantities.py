@@ -62,8 +62,10 @@ def test_quantity_measured_thing(nlp: Language, text: str, measured: str) -> Non
 def test_unitless_number_has_no_unit(nlp: Language) -> None:
     """Seed 001: "the timeout is 30" keeps its number and loses its unit."""
     (q,) = extract(nlp, "The timeout is 30.", "quantity")
-    assert "unit" not in q.attrs and "base_unit" not in q.attrs
-    assert q.attrs["magnitude"] == 30.0 and q.attrs["measured"] == "timeout"
+    assert "unit" not in q.attrs
+    assert "base_unit" not in q.attrs
+    assert q.attrs["magnitude"] == 30.0
+    assert q.attrs["measured"] == "timeout"
 
 
 def test_equal_quantities_written_differently_normalise_alike(nlp: Language) -> None:

@@ -1,0 +1,159 @@
+"""The referent graph: schema invariants, exports, edges for the seeds' signals, incrementality."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+
+import networkx as nx
+import pytest
+
+import refgraph
+from refgraph import EdgeKind, NodeKind, Parser, build_graph, to_node_link
+
+CONTEXT = """# Incident notes
+
+The primary replica of shard A is db-7; the primary replica of shard B is db-9.
+MAX_RETRIES=3 and the timeout is 30 seconds.
+
+- Do not call `deploy` before tests pass.
+- X is not required unless Y is absent.
+
+tool[call_17]: {"rows": 0, "path": "src/app/main.py"}
+
+assistant: The above constraint still applies to that retry budget.
+Lag exceeded 30 seconds. Therefore the failover was paused.
+"""
+
+
+@pytest.fixture(scope="module", params=["fast", "accurate"])
+def graph(request: pytest.FixtureRequest) -> nx.MultiDiGraph:
+    return build_graph(CONTEXT, mode=request.param)
+
+
+def _nodes(G: nx.MultiDiGraph, kind: NodeKind) -> list[dict[str, object]]:
+    return [d for _, d in G.nodes(data=True) if d["kind"] == kind.value]
+
+
+def test_every_node_points_at_its_text(graph: nx.MultiDiGraph) -> None:
+    for nid, d in graph.nodes(data=True):
+        assert d["kind"] in {k.value for k in NodeKind}, nid
+        assert CONTEXT[d["start"]:d["end"]] == d["text"], nid
+
+
+def test_data_is_flat_plain_scalars(graph: nx.MultiDiGraph) -> None:
+    for _, d in graph.nodes(data=True):
+        assert all(type(v) in (str, int, float, bool) for v in d.values()), d
+    for _, _, k, d in graph.edges(keys=True, data=True):
+        assert k == d["kind"]
+        assert d["kind"] in {e.value for e in EdgeKind}
+        assert all(type(v) in (str, int, float, bool) for v in d.values())
+
+
+def test_graph_exports(graph: nx.MultiDiGraph) -> None:
+    buf = io.BytesIO()
+    nx.write_graphml(graph, buf)
+    assert nx.read_graphml(io.BytesIO(buf.getvalue())).number_of_nodes() == \
+        graph.number_of_nodes()
+    data = json.loads(json.dumps(to_node_link(graph)))
+    assert len(data["nodes"]) == graph.number_of_nodes()
+    assert pickle.loads(pickle.dumps(graph)).number_of_edges() == graph.number_of_edges()
+    assert graph.graph["schema"] == "refgraph.graph/1"
+
+
+def test_identifier_definition_and_measure(graph: nx.MultiDiGraph) -> None:
+    rid = "ref:identifier:MAX_RETRIES"
+    kinds = {k for _, _, k in graph.in_edges(rid, keys=True)}
+    assert {EdgeKind.DEFINES.value, EdgeKind.MEASURES.value} <= kinds
+
+
+def test_constraint_governs_deploy(graph: nx.MultiDiGraph) -> None:
+    governors = [u for u, _, k in graph.in_edges("ref:identifier:deploy", keys=True)
+                 if k == EdgeKind.GOVERNS]
+    assert {graph.nodes[u]["constraint_kind"] for u in governors} >= {"prohibition"}
+
+
+def test_entity_keys_keep_shards_apart(graph: nx.MultiDiGraph) -> None:
+    assert "ref:entity:replica[of=shard a;primary]" in graph
+    assert "ref:entity:replica[of=shard b;primary]" in graph
+
+
+def test_deictic_resolves_to_constraint(graph: nx.MultiDiGraph) -> None:
+    (above,) = [n for n, d in graph.nodes(data=True)
+                if d["kind"] == "deictic" and d.get("head") == "constraint"]
+    targets = [v for _, v, k in graph.out_edges(above, keys=True) if k == EdgeKind.REFERS_TO]
+    assert [graph.nodes[t]["kind"] for t in targets] == ["constraint"]
+    assert graph.nodes[above]["resolved"] is True
+
+
+def test_negation_scopes_and_conditional_polarity(graph: nx.MultiDiGraph) -> None:
+    (cond,) = [d for d in _nodes(graph, NodeKind.CONDITIONAL) if d["marker"] == "unless"]
+    assert cond["consequent_polarity"] == "negative"
+    negs = _nodes(graph, NodeKind.NEGATION)
+    assert any(str(n["text"]) == "not" for n in negs)
+
+
+def test_premise_supports_conclusion_across_sentences(graph: nx.MultiDiGraph) -> None:
+    supports = [(u, v) for u, v, k in graph.edges(keys=True) if k == EdgeKind.SUPPORTS]
+    assert supports
+    premise, conclusion = supports[-1]
+    assert graph.nodes[premise]["text"] == "Lag exceeded 30 seconds."
+    assert graph.nodes[conclusion]["text"] == "the failover was paused"
+
+
+def test_handles_become_referents(graph: nx.MultiDiGraph) -> None:
+    assert "ref:handle:src/app/main.py" in graph
+    assert any(d.get("turn_id") == "call_17" for d in _nodes(graph, NodeKind.BLOCK))
+
+
+def test_node_ids_stable_across_reparse_and_edits_elsewhere() -> None:
+    a = build_graph(CONTEXT, mode="fast", parser=Parser("fast"))
+    edited = CONTEXT.replace("# Incident notes", "# Incident notes, revised\n\nNew para.")
+    b = build_graph(edited, mode="fast", parser=Parser("fast"))
+    same = [n for n, d in a.nodes(data=True) if "deploy" in d["text"] and d["kind"] != "block"]
+    assert same
+    assert all(n in b for n in same)
+    assert all(b.nodes[n]["text"] == a.nodes[n]["text"] for n in same)
+
+
+def test_repeated_block_gets_distinct_node_ids() -> None:
+    G = build_graph("Retry at most 3 times.\n\nRetry at most 3 times.", mode="fast")
+    quantities = [n for n, d in G.nodes(data=True) if d["kind"] == "quantity"]
+    assert len(quantities) == 2
+    assert len(set(quantities)) == 2
+
+
+def test_rebuild_after_one_block_changes_parses_only_that_block() -> None:
+    parser = Parser("fast")
+    blocks = [f"Block {i}: the timeout for job_{i} is {i + 1} seconds." for i in range(50)]
+    build_graph("\n\n".join(blocks), parser=parser)
+    assert parser.parses == 50
+    blocks[17] = "Block 17: the timeout for job_17 is 99 seconds."
+    G = build_graph("\n\n".join(blocks), parser=parser)
+    assert parser.parses == 51
+    assert any(d.get("magnitude") == 99.0 for _, d in G.nodes(data=True))
+
+
+def test_empty_text_gives_empty_graph() -> None:
+    assert build_graph("", mode="fast").number_of_nodes() == 0
+
+
+@pytest.mark.parametrize("bad", [None, 42, ["text"]])
+def test_non_string_input_is_a_clear_error(bad: object) -> None:
+    with pytest.raises(refgraph.InputError, match="must be a str"):
+        build_graph(bad, mode="fast")  # type: ignore[arg-type]
+
+
+def test_undecodable_bytes_are_a_clear_error() -> None:
+    with pytest.raises(refgraph.InputError, match="UTF-8"):
+        build_graph(b"\xff\xfe bad", mode="fast")  # type: ignore[arg-type]
+
+
+def test_odd_text_does_not_crash() -> None:
+    nested = "[" * 500 + "]" * 500
+    text = "x" * 200_000 + "\n\n" + nested + "\n\n" + "ctrl \x01\x02\x07 chars. " * 10
+    G = build_graph(text, mode="fast")
+    assert G.number_of_nodes() > 0
+    for _, d in G.nodes(data=True):
+        assert text[d["start"]:d["end"]] == d["text"]

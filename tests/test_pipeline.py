@@ -1,0 +1,70 @@
+"""Pipeline loading, spaCy conventions and the public API surface."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+import spacy
+from spacy.language import Language
+
+import refgraph
+from refgraph.errors import InputError, PipelineUnavailable
+from refgraph.nlp import COMPONENTS, load_pipeline, pipeline
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(refgraph.__all__) == sorted([
+        "Block", "BlockKind", "EdgeKind", "InputError", "NodeKind", "Parser",
+        "PipelineUnavailable", "RefGraph", "RefKind", "RefgraphError", "__version__",
+        "build_graph", "load_pipeline", "split_blocks", "to_node_link"])
+
+
+def test_components_are_registered_entry_points() -> None:
+    eps = {ep.name for ep in importlib.metadata.entry_points(group="spacy_factories")}
+    assert set(COMPONENTS) <= eps
+
+
+def test_modes_have_the_components(nlp: Language, mode: str) -> None:
+    assert [p for p in nlp.pipe_names if p.startswith("refgraph_")] == list(COMPONENTS)
+    if mode == "accurate":
+        assert "parser" in nlp.pipe_names
+        assert "lemmatizer" not in nlp.pipe_names
+    else:
+        assert nlp.pipe_names[0] == "sentencizer"
+
+
+def test_components_work_on_blank_english_one_at_a_time() -> None:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("refgraph_negation", config={"use_dependencies": False})
+    doc = nlp("It is not ready.")
+    assert [s.text for s in doc.spans["rg_negations"]] == ["not"]
+
+
+def test_span_groups_always_exist(nlp: Language) -> None:
+    doc = nlp("Plain words only.")
+    for key in ("rg_identifiers", "rg_handles", "rg_quantities", "rg_negations",
+                "rg_conditionals", "rg_hedges", "rg_deictics", "rg_mentions",
+                "rg_constraints", "rg_causal"):
+        assert key in doc.spans
+
+
+def test_doc_still_serialises(nlp: Language) -> None:
+    doc = nlp("The timeout is 30 seconds.")
+    assert doc.to_bytes()
+
+
+def test_unknown_mode_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="unknown mode"):
+        load_pipeline("turbo")  # type: ignore[arg-type]
+
+
+def test_missing_trained_pipeline_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "trained_pipeline_name", lambda: None)
+    load_pipeline.cache_clear()
+    try:
+        with pytest.raises(PipelineUnavailable, match="en_core_web_sm"):
+            load_pipeline("accurate")
+    finally:
+        load_pipeline.cache_clear()
