@@ -20,9 +20,8 @@ quantulum3 (``quantulum3-tests/quantities.json``; ``quantities.ambiguity.json`` 
     a counted noun that is no unit, "3 solutions") accepts a unitless prediction or a counted unit
     ("5 requests"). Gold units refgraph's registry cannot express (e.g. "dime", "shekel") never
     match on unit. A second prediction inside a matched gold range whose value is the range's
-    other end ("3 to 4 L" read as two values) is absorbed:
-    neither a hit nor a false alarm. Recall = matched gold / gold; precision = matched
-    predictions / (predictions - absorbed).
+    other end ("3 to 4 L" read as two values) is absorbed: neither a hit nor a false alarm.
+    Recall = matched gold / gold; precision = matched predictions / (predictions - absorbed).
 
 NewsQuant and the Recognizers-Text sets (``newsquant-cqe``)
     There are no character offsets, so matching is by value within a sentence: greedy and
