@@ -27,3 +27,17 @@ def test_contract_example_holds(where: str, code: str) -> None:
 
 def test_there_are_contract_examples() -> None:
     assert len(_examples()) >= 2
+
+
+def test_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    root = DOCS.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+    assert blocks
+    monkeypatch.chdir(root)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+        printed = capsys.readouterr().out
+        expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+        assert printed.splitlines() == expected
