@@ -46,7 +46,9 @@ CD-SCO (*SEM 2012 negation, ``conandoyle-neg-cdsco``; test file, and the dev fil
     predictions) are compared with the gold scope tokens (affixal parts such as "pleasant" count
     as the token); the scope tokens of a missed gold instance are all false negatives. Scopes of
     false-alarm cues are not counted (the cue precision already charges them), as in a
-    per-instance *SEM-style score. Punctuation tokens are scored like any other token.
+    per-instance *SEM-style score. Tokens made only of punctuation are left out of both the gold
+    and the predicted scope: the CD-SCO guidelines never put punctuation in a scope, and refgraph
+    reports a scope as one character range, which cannot skip an inner comma.
 
 Causal News Corpus V2 (dev split, ``causal-news-corpus/V2``)
     subtask1: a sentence is predicted causal when at least one ``causal`` record exists;
@@ -586,6 +588,10 @@ def load_cdsco(path: Path) -> list[NegSentence]:
     return sentences
 
 
+def _is_punct(token: str) -> bool:
+    return not any(c.isalnum() for c in token)
+
+
 def _tokens_overlapping(sent: NegSentence, start: int, end: int) -> set[int]:
     return {i for i, (s, e) in enumerate(sent.offsets) if s < end and start < e}
 
@@ -635,7 +641,7 @@ def score_negation(sentences: Sequence[NegSentence], preds: Sequence[Extraction]
         score.cue.add(PR(len(sent.instances), len(matched), n_pred, len(matched)))
         for k, g in enumerate(sent.instances):
             if k not in matched:
-                score.scope_fn += len(g.scope)
+                score.scope_fn += sum(1 for i in g.scope if not _is_punct(sent.tokens[i]))
                 score.missed.append((sent, k))
                 continue
             pred_scope: set[int] = set()
@@ -644,9 +650,11 @@ def score_negation(sentences: Sequence[NegSentence], preds: Sequence[Extraction]
             for p in matched[k]:
                 pred_scope -= _tokens_covered(sent, p.start, p.end)
             pred_scope -= g.whole_cue
-            score.scope_tp += len(pred_scope & g.scope)
-            score.scope_fp += len(pred_scope - g.scope)
-            score.scope_fn += len(g.scope - pred_scope)
+            pred_scope = {i for i in pred_scope if not _is_punct(sent.tokens[i])}
+            gold_scope = {i for i in g.scope if not _is_punct(sent.tokens[i])}
+            score.scope_tp += len(pred_scope & gold_scope)
+            score.scope_fp += len(pred_scope - gold_scope)
+            score.scope_fn += len(gold_scope - pred_scope)
             if pred_scope != g.scope:
                 score.scope_errors.append((sent, k, g.scope, pred_scope))
     return score

@@ -44,9 +44,13 @@ def lookup_unit(surface: str) -> str | None:
     if hit:
         return hit
     low = surface.lower()
-    if len(low) < 4 or low in never or not low.isalpha():
+    if low in never or not low.isalpha():
         return None
-    return _pint_name(low)
+    if len(low) >= 4:
+        return _pint_name(low)
+    if 2 <= len(surface) <= 4 and not surface.islower() and not surface.isupper():
+        return _pint_name(surface)  # mixed-case symbols: "eV", "GeV", "mSv"
+    return None
 
 
 @lru_cache(maxsize=4096)

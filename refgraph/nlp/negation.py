@@ -27,6 +27,7 @@ COND_KEY = "rg_conditionals"
 
 _AFFIX_CANDIDATE = re.compile(
     r"\b(?:(?:un|in|im|ir|il|dis)[a-z]{3,}|[a-z]{3,}less(?:ly|ness)?)\b", re.IGNORECASE)
+_HARD = frozenset({";", ":", "--", "—", "–"})
 _CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
 _DROP = frozenset({"mark", "cc", "punct"})
 _SUBJ_OBJ = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "dative", "oprd", "appos"})
@@ -43,17 +44,41 @@ def affix_cue(word: str) -> tuple[int, int] | None:
     lex = _lex()
     low = word.lower()
     if low in lex["affix_words"]:
-        for prefix in ("dis", "un", "in", "im", "ir", "il"):
+        for prefix in ("non", "dis", "un", "in", "im", "ir", "il"):
             if low.startswith(prefix):
                 return 0, len(prefix)
     if low.startswith("un") and len(low) >= 6 and low not in lex["un_exceptions"] \
             and not low.startswith("under") and not (low.startswith("uni")
                                                      and not low.startswith("unin")):
         return 0, 2
+    if low.startswith(("non-", "non")) and low in lex["affix_words"]:
+        return 0, 3
     m = re.search(r"less(?:ly|ness)?$", low)
     if m and len(low) >= 7 and low not in lex["less_exceptions"]:
         return m.start(), m.start() + 4
     return None
+
+
+_AUX = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could", "will",
+                  "would", "should", "have", "has", "had", "shall", "must", "may", "might"})
+_HAVE_BE = frozenset({"have", "has", "had", "having", "be", "is", "are", "was", "were", "'s",
+                      "been", "'ve"})
+_PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
+
+
+def _rhetorical(doc: Doc, span: Span, has_sents: bool) -> bool:
+    """Tag and rhetorical questions ("does it not?", "Don't you see?") do not negate."""
+    if span.text.lower() not in ("not", "n't"):
+        return False
+    sent = doc[span.start].sent if has_sents else doc[:]
+    if not sent.text.rstrip().endswith("?"):
+        return False
+    i = span.start
+    if i >= 2 and doc[i - 1].lower_ in _PRON and doc[i - 2].lower_ in _AUX and \
+            i + 1 < len(doc) and doc[i + 1].text in ("?", ","):
+        return True  # the tag of "..., does it not?"
+    return i >= 1 and doc[i - 1].i == sent.start and doc[i - 1].lower_ in _AUX \
+        and i + 1 < len(doc) and doc[i + 1].lower_ in _PRON  # "Don't you see?"
 
 
 def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
@@ -77,7 +102,13 @@ def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
                     "VERB", "AUX") and child.i != cue.i:
                 continue
             stack.append(child)
-    keep = [i for i in keep if sent.start <= i < sent.end]
+    # A scope never crosses a hard clause boundary (";", ":", a dash), whatever the parse says.
+    lo, hi = cue.i, cue.i + 1
+    while lo > sent.start and cue.doc[lo - 1].text not in _HARD:
+        lo -= 1
+    while hi < sent.end and cue.doc[hi].text not in _HARD:
+        hi += 1
+    keep = [i for i in keep if lo <= i < hi]
     if not keep:
         return None
     return min(keep), max(keep) + 1
@@ -90,7 +121,8 @@ class NegationTagger:
         self.name = name
         self.use_dependencies = use_dependencies
         lex = _lex()
-        self.cues = phrase_matcher(nlp, lex["cues"])
+        self.cues = phrase_matcher(nlp, {**lex["cues"], **{p: "pseudo" for p in lex["pseudo"]},
+                                         **{p: "adverbial" for p in lex["adverbial_pseudo"]}})
         self.conditionals = phrase_matcher(nlp, lex["conditionals"])
         self.ambiguous = frozenset(lex["ambiguous_conditionals"])
 
@@ -102,6 +134,18 @@ class NegationTagger:
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
         for span in longest_matches(self.cues, doc):
             kind = span.label_
+            if kind == "pseudo" or _rhetorical(doc, span, has_sents):
+                continue
+            if kind == "adverbial":
+                prev = doc[span.start - 1].lower_ if span.start > 0 else ""
+                if prev not in _HAVE_BE:
+                    continue  # "he was no doubt there": a sentence adverb
+                kind = "syntactic"
+                span = doc[span.start:span.start + 1]
+            if kind == "exception" and any(s < span.start_char for s, _ in negs):
+                continue  # "nothing ... except X" restates the negation, adds none
+            if kind == "lexical" and span.end < len(doc) and doc[span.end].text == "-":
+                continue  # "absent-minded"
             if span.text.lower() == "no" and span.end < len(doc) and doc[span.end].lower_ in (
                     ".", ",", "!"):
                 kind = "syntactic"  # a bare "No." answer still negates
@@ -115,6 +159,11 @@ class NegationTagger:
             tok_span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
             if tok_span is None:
                 continue
+            tok = doc[tok_span.start]
+            if m.group().lower().startswith("un") and (
+                    tok.tag_ in ("VB", "VBD", "VBZ", "VBP", "VBG") if accurate
+                    else m.group().lower().endswith("ing")):
+                continue  # "unroll", "undoing": reversal, not negation
             s, e = m.start() + aff[0], m.start() + aff[1]
             self._emit(doc, tok_span.start, tok_span.end, s, e, "affix", m.group()[aff[0]:aff[1]],
                        accurate, has_sents, word=m.group())

@@ -25,7 +25,10 @@ from .text import common_verbs, norm, stopwords
 
 SPAN_KEY = "rg_quantities"
 
-_NUM = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[+-]?\.\d+$")
+_NUM = re.compile(
+    r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
+_FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
+_RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
 _CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
                     "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
@@ -62,6 +65,7 @@ class _Num:
     spelled: bool = False
     glued_unit: str = ""  # unit text glued to the digits ("30s", "5GB")
     glued_at: int = 0  # char offset where the glued unit starts
+    high: float | None = None  # "3.5–4.0" written as one token
 
 
 def _parse_number(doc: Doc, i: int) -> _Num | None:
@@ -71,11 +75,22 @@ def _parse_number(doc: Doc, i: int) -> _Num | None:
     if _NUM.match(text):
         value = float(text.replace(",", ""))
         end = i + 1
-        # "2½", "3 ½"
+        # "2½", "3 ½", "2 1/2"
         if end < len(doc) and doc[end].text in lex["fractions"]:
             value += lex["fractions"][doc[end].text]
             end += 1
+        elif end < len(doc) and text.isdigit() and _FRACTION.match(doc[end].text):
+            num, den = _FRACTION.match(doc[end].text).groups()  # type: ignore[union-attr]
+            if 0 < int(num) < int(den):
+                value += int(num) / int(den)
+                end += 1
         return _Num(value, i, end)
+    rng = _RANGE_TOKEN.match(text)
+    if rng and float(rng.group(2)) > float(rng.group(1)):
+        return _Num(float(rng.group(1)), i, i + 1, high=float(rng.group(2)))
+    frac = _FRACTION.match(text)
+    if frac and int(frac.group(2)) > 0:
+        return _Num(int(frac.group(1)) / int(frac.group(2)), i, i + 1)
     if text in lex["fractions"]:
         return _Num(lex["fractions"][text], i, i + 1)
     glued = _NUM_GLUED.match(text)
@@ -124,6 +139,9 @@ def _parse_spelled(doc: Doc, i: int) -> _Num | None:
     while j > i and doc[j - 1].lower_ in ("-", "and"):
         j -= 1
     value = total + current
+    k = j + 1 if j < len(doc) and doc[j].text == "-" else j
+    if k < len(doc) and doc[k].lower_ in lex["denominators"] and total == 0 and current < 20:
+        return _Num(current / lex["denominators"][doc[k].lower_], i, k + 1, spelled=True)
     # A lone "one" is nearly always a pronoun ("the one that failed"): keep it only with a unit.
     return _Num(value, i, j, spelled=True)
 
@@ -255,6 +273,27 @@ def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str 
     return None
 
 
+def _is_year(doc: Doc, num: _Num, sent_lo: int) -> bool:
+    """A bare 4-digit year after a temporal word or a month: "in 2019", "April 2018"."""
+    tok = doc[num.start]
+    if num.end != num.start + 1 or not tok.text.isdigit() or len(tok.text) != 4:
+        return False
+    if not 1800 <= int(tok.text) <= 2100 or num.start == sent_lo:
+        return False
+    return doc[num.start - 1].lower_ in _lex()["year_before"]
+
+
+def _after_name(doc: Doc, i: int, sent_lo: int) -> bool:
+    """ "iPhone 12", "Game 7", "Python 3": an integer right after a capitalised name."""
+    if i == sent_lo or not doc[i].text.isdigit():
+        return False
+    prev = doc[i - 1]
+    return (prev.is_alpha and prev.text[:1].isupper() and not prev.is_upper
+            and not prev.is_sent_start
+            and prev.text not in _CURRENCY_PREFIX and lookup_unit(prev.text) is None
+            and prev.whitespace_ != "")
+
+
 def _is_label_number(doc: Doc, i: int) -> bool:
     """ "Incident 4471", "ticket #88213", "step 3 of": a number that names, not measures."""
     if i == 0 or not doc[i].text.isdigit():
@@ -334,6 +373,8 @@ class QuantityExtractor:
             elif glued in ("k", "K"):
                 value *= 1e3
                 glued = ""
+            elif glued == "s" and value.is_integer() and 1500 <= value < 2100 and value % 10 == 0:
+                glued = ""  # "the 1960s": a decade, not 1960 seconds
         elif j < sent_hi and doc[j].lower_ in scale_words and doc[j].is_alpha and (
                 (not num.spelled and (len(doc[j].text) > 2 or unit is not None))
                 or (num.spelled and doc[j].lower_ in _SPELLED_SCALES)):
@@ -348,18 +389,33 @@ class QuantityExtractor:
             end_tok = num.end
         elif unit is None:
             found = _unit_at(doc, j, sent_hi)
+            if found is None and j + 1 < sent_hi and doc[j].text == "-" and \
+                    doc[j - 1].whitespace_ == "" and doc[j].whitespace_ == "":
+                found = _unit_at(doc, j + 1, sent_hi)  # "a 30-second timeout"
+                if found is not None and found[0] not in _words_lexicon().values():
+                    found = None
             if found is not None:
+                u0 = j + 1 if doc[j].text == "-" else j
                 unit, end_tok = found
-                unit_text = doc[j:end_tok].text
                 unit, end_tok = _compound(doc, unit, end_tok, sent_hi)
-                unit_text = doc[j:end_tok].text
+                unit_text = doc[u0:end_tok].text
             elif j < sent_hi and doc[j].text in ("%",):
                 unit, unit_text, end_tok = "percent", "%", j + 1
+        elif unit_text and unit_text == doc[first_tok].text and end_tok == j:
+            unit, end_tok = _compound(doc, unit, j, sent_hi)  # "$15.4/hour", "$350 per kg"
+            if end_tok > j:
+                unit_text = f"{unit_text} {doc[j:end_tok].text}"
+        if num.start > sent_lo and doc[num.start - 1].lower_ in ("minus", "negative") or (
+                num.start > sent_lo + 1 and doc[num.start - 1].text == "-"
+                and doc[num.start - 2].lower_ == "minus"):
+            value = -value
+            first_tok = num.start - (1 if doc[num.start - 1].lower_ != "-" else 2)
+            start_char = doc[first_tok].idx
         if num.spelled and unit is None and value == 1:
             return num.end  # "one" alone: a pronoun far more often than a count
         # Range: "2-4 s", "2 to 4 seconds", "between 2 and 4".
-        high: float | None = None
-        k = end_tok
+        high: float | None = num.high
+        k = end_tok if high is None else sent_hi
         if k + 1 < sent_hi and doc[k].lower_ in lex["range_joiners"]:
             other = _parse_number(doc, k + 1) if not any(
                 s <= doc[k + 1].idx < e for s, e in excluded) else None
@@ -373,7 +429,9 @@ class QuantityExtractor:
                     hv *= scale_words[doc[e2].lower_]
                     e2 += 1
                 u2 = _unit_at(doc, e2, sent_hi) if not other.glued_unit else None
-                if u2 is not None and (unit is None or u2[0] == unit):
+                if u2 is not None and unit is not None and u2[0] != unit:
+                    hv = -1.0  # "from 44 ml to 50 mg": two quantities, not a range
+                elif u2 is not None:
                     unit2, e3 = _compound(doc, u2[0], u2[1], sent_hi)
                     if unit is None:
                         unit, unit_text = unit2, doc[e2:e3].text
@@ -385,6 +443,10 @@ class QuantityExtractor:
                 if hv >= value:
                     high = hv
                     end_tok = e2
+        if unit is None and not num.spelled and _is_year(doc, num, sent_lo):
+            return num.end  # "in 2019", "since 1985": a date, not a measurement
+        if unit is None and high is None and _after_name(doc, num.start, sent_lo):
+            return num.end  # "iPhone 12", "S&P 500", "Python 3": part of a name
         # Bounds: before ("more than 40") and after ("40 or more").
         bound = "="
         b = _match_phrase_before(doc, first_tok, sent_lo, lex["before_phrases"])
