@@ -9,7 +9,9 @@ Schema: ``docs/graph.md``.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import networkx as nx
@@ -25,9 +27,6 @@ from .parse import ParsedBlock, Parser
 _CONSTRAINT_HEADS = frozenset({"constraint", "rule", "limit", "restriction", "requirement",
                                "prohibition", "instruction", "precondition", "condition",
                                "guideline", "policy", "invariant", "threshold", "cap"})
-_SPAN_KINDS = frozenset({NodeKind.IDENTIFIER, NodeKind.HANDLE, NodeKind.QUANTITY,
-                         NodeKind.NEGATION, NodeKind.CONDITIONAL, NodeKind.CONSTRAINT,
-                         NodeKind.DEICTIC, NodeKind.HEDGE, NodeKind.MENTION, NodeKind.CAUSAL})
 
 _parsers: dict[str, Parser] = {}
 
@@ -83,39 +82,70 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
 
 def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode: str) -> RefGraph:
     """Nodes and edges from parsed blocks (pure: no parsing happens here)."""
-    G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
-    builder = _Builder(G, text)
-    for block, pb in zip(blocks, parsed, strict=True):
-        builder.add_block(block, pb)
-    builder.resolve_references()
+    builder = _Builder(text)
+    with _gc_paused():
+        for block, pb in zip(blocks, parsed, strict=True):
+            builder.add_block(block, pb)
+        builder.resolve_references()
+        G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
+        # Bulk insertion: networkx's per-call add_node/add_edge dominate otherwise.
+        G.add_nodes_from(builder.nodes.items())
+        G.add_edges_from(builder.edges)
     return G
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while allocating many small dicts (it rescans them all, uselessly)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+_K = {k: k.value for k in NodeKind}
+_E = {k: k.value for k in EdgeKind}
+_LINKED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.QUANTITY],
+                     _K[NodeKind.HEDGE], _K[NodeKind.CONSTRAINT], _K[NodeKind.HANDLE]})
+_NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.HANDLE]})
+
+
 class _Builder:
-    def __init__(self, G: RefGraph, text: str) -> None:
-        self.G = G
+    def __init__(self, text: str) -> None:
         self.text = text
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.edges: list[tuple[str, str, str, dict[str, Any]]] = []
+        self._edge_keys: set[tuple[str, str, str]] = set()
         self.sentences: list[str] = []  # sentence node ids in document order
-        self.by_head: dict[str, str] = {}  # head word -> latest mention/identifier node
-        self.constraints: list[str] = []
+        self.sentence_ends: list[int] = []  # their end offsets (non-decreasing)
+        self.ref_of: dict[str, str] = {}  # occurrence node -> referent it uses or defines
+        self.heads: dict[str, list[tuple[int, str]]] = {}  # head word -> occurrences
+        self.constraints: list[tuple[int, str]] = []
         self.pending: list[tuple[str, dict[str, Any]]] = []  # deictics, in document order
 
-    # nodes ---------------------------------------------------------------------------------
+    # nodes and edges -------------------------------------------------------------------------
     def node(self, nid: str, kind: NodeKind, start: int, end: int, **attrs: Scalar) -> str:
-        self.G.add_node(nid, kind=kind.value, text=self.text[start:end], start=start, end=end,
-                        **attrs)
+        self.nodes[nid] = {"kind": _K[kind], "text": self.text[start:end], "start": start,
+                           "end": end, **attrs}
         return nid
 
     def edge(self, u: str, v: str, kind: EdgeKind, **attrs: Scalar) -> None:
-        self.G.add_edge(u, v, key=kind.value, kind=kind.value, **attrs)
+        key = _E[kind]
+        if (u, v, key) in self._edge_keys:
+            return
+        self._edge_keys.add((u, v, key))
+        self.edges.append((u, v, key, {"kind": key, **attrs}))
 
     def referent(self, ref_kind: RefKind, key: str, start: int, end: int) -> str:
         rid = referent_id(ref_kind, key)
-        if rid not in self.G:
+        if rid not in self.nodes:
             self.node(rid, NodeKind.REFERENT, start, end, ref_kind=ref_kind.value, key=key)
         return rid
 
-    # blocks --------------------------------------------------------------------------------
+    # blocks ------------------------------------------------------------------------------------
     def add_block(self, block: Block, pb: ParsedBlock) -> None:
         off = block.start
         bid = block.id
@@ -132,7 +162,8 @@ class _Builder:
             self.edge(bid, sid, EdgeKind.CONTAINS)
             sent_ids.append(sid)
             sent_starts.append(s)
-        self.sentences.extend(sent_ids)
+            self.sentences.append(sid)
+            self.sentence_ends.append(off + e)
         spans: list[tuple[int, str]] = []  # (global start, node id) of span nodes
         for rec in pb.records:
             nid = self._record(bid, off, rec, sent_ids, sent_starts)
@@ -146,8 +177,8 @@ class _Builder:
     def _record(self, bid: str, off: int, rec: Record, sent_ids: list[str],
                 sent_starts: list[int]) -> str | None:
         kind = NodeKind(rec.kind)
-        nid = f"{bid}:{kind.value}@{rec.start}-{rec.end}"
-        if nid in self.G:
+        nid = f"{bid}:{rec.kind}@{rec.start}-{rec.end}"
+        if nid in self.nodes:
             return None
         g = rec.shifted(off)
         self.node(nid, kind, g.start, g.end, **g.attrs)
@@ -158,33 +189,35 @@ class _Builder:
             name = str(a["name"])
             rid = self.referent(RefKind.IDENTIFIER, name, g.start, g.end)
             self.edge(nid, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
+            self.ref_of[nid] = rid
             for word in _name_words(name):
-                self.by_head[word] = nid
+                self.heads.setdefault(word, []).append((g.start, nid))
         elif kind is NodeKind.HANDLE:
             rid = self.referent(RefKind.HANDLE, str(a["value"]), g.start, g.end)
             self.edge(nid, rid, EdgeKind.USES)
+            self.ref_of[nid] = rid
         elif kind is NodeKind.MENTION:
             rid = self.referent(RefKind.ENTITY, str(a["key"]), g.start, g.end)
             self.edge(nid, rid, EdgeKind.USES)
-            self.by_head[str(a["head"]).lower()] = nid
+            self.ref_of[nid] = rid
+            self.heads.setdefault(str(a["head"]).lower(), []).append((g.start, nid))
         elif kind is NodeKind.QUANTITY and "measured" in a:
             measured = str(a["measured"])
             ident = referent_id(RefKind.IDENTIFIER, measured)
-            rid = ident if ident in self.G else self.referent(RefKind.TERM, measured.lower(),
-                                                              g.start, g.end)
+            rid = ident if ident in self.nodes else self.referent(
+                RefKind.TERM, measured.lower(), g.start, g.end)
             self.edge(nid, rid, EdgeKind.MEASURES)
         elif kind is NodeKind.CONSTRAINT:
-            self.constraints.append(nid)
+            self.constraints.append((g.start, nid))
         elif kind is NodeKind.DEICTIC:
             self.pending.append((nid, dict(a)))
         elif kind is NodeKind.CAUSAL:
-            self._causal(bid, nid, g)
+            self._causal(bid, off, nid, g)
         return nid
 
-    def _causal(self, bid: str, nid: str, g: Record) -> None:
+    def _causal(self, bid: str, off: int, nid: str, g: Record) -> None:
         a = g.attrs
         c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
-        off = self.G.nodes[bid]["start"]
         concl = self.node(f"{bid}:claim@{c0 - off}-{c1 - off}", NodeKind.CLAIM, c0, c1,
                           role="conclusion")
         if "premise_start" in a:
@@ -193,25 +226,27 @@ class _Builder:
                              role="premise")
         else:
             # "Therefore, B." rests on the sentence before it, wherever that is.
-            before = [s for s in self.sentences if self.G.nodes[s]["end"] <= g.start]
-            if not before:
+            k = bisect.bisect_right(self.sentence_ends, g.start) - 1
+            if k < 0:
                 return
-            prem = before[-1]
+            prem = self.sentences[k]
         self.edge(nid, prem, EdgeKind.SIGNALS, role="premise")
         self.edge(nid, concl, EdgeKind.SIGNALS, role="conclusion")
         self.edge(prem, concl, EdgeKind.SUPPORTS, connective=str(a["connective"]))
 
     def _scope_edges(self, nid: str, spans: list[tuple[int, str]], starts: list[int]) -> None:
-        d = self.G.nodes[nid]
+        d = self.nodes[nid]
         kind = d["kind"]
         ranges: list[tuple[int, int, str]] = []
-        if kind == NodeKind.NEGATION:
-            ranges.append((d["scope_start"], d["scope_end"], EdgeKind.SCOPES.value))
-        elif kind == NodeKind.CONDITIONAL:
+        if kind == "negation":
+            ranges.append((d["scope_start"], d["scope_end"], ""))
+        elif kind == "conditional":
             ranges.append((d["antecedent_start"], d["antecedent_end"], "antecedent"))
             ranges.append((d["consequent_start"], d["consequent_end"], "consequent"))
-        elif kind == NodeKind.CONSTRAINT:
-            ranges.append((d["governed_start"], d["governed_end"], EdgeKind.GOVERNS.value))
+        elif kind == "constraint":
+            ranges.append((d["governed_start"], d["governed_end"], "governs"))
+        else:
+            return
         for lo, hi, part in ranges:
             i = bisect.bisect_left(starts, lo)
             while i < len(spans) and spans[i][0] < hi:
@@ -219,63 +254,52 @@ class _Builder:
                 i += 1
                 if other == nid:
                     continue
-                od = self.G.nodes[other]
-                if part == EdgeKind.GOVERNS.value:
-                    if od["kind"] in (NodeKind.IDENTIFIER, NodeKind.MENTION, NodeKind.HANDLE):
-                        for _, rid, k in self.G.out_edges(other, keys=True):
-                            if k in (EdgeKind.USES, EdgeKind.DEFINES):
-                                self.edge(nid, rid, EdgeKind.GOVERNS)
-                    elif od["kind"] == NodeKind.QUANTITY:
+                okind = self.nodes[other]["kind"]
+                if part == "governs":
+                    if okind in _NAMED and other in self.ref_of:
+                        self.edge(nid, self.ref_of[other], EdgeKind.GOVERNS)
+                    elif okind == "quantity":
                         self.edge(nid, other, EdgeKind.GOVERNS)
-                elif od["kind"] in (NodeKind.IDENTIFIER, NodeKind.MENTION, NodeKind.QUANTITY,
-                                    NodeKind.HEDGE, NodeKind.CONSTRAINT, NodeKind.HANDLE):
-                    if part == EdgeKind.SCOPES.value:
-                        self.edge(nid, other, EdgeKind.SCOPES)
-                    else:
+                elif okind in _LINKED:
+                    if part:
                         self.edge(nid, other, EdgeKind.SCOPES, part=part)
+                    else:
+                        self.edge(nid, other, EdgeKind.SCOPES)
 
     # references ----------------------------------------------------------------------------
     def resolve_references(self) -> None:
         """Link each deictic to the nearest earlier thing that fits its description."""
-        by_head: dict[str, list[tuple[int, str]]] = {}
-        for nid, d in self.G.nodes(data=True):
-            if d["kind"] == NodeKind.MENTION:
-                by_head.setdefault(str(d["head"]).lower(), []).append((d["start"], nid))
-            elif d["kind"] == NodeKind.IDENTIFIER:
-                for word in _name_words(str(d["name"])):
-                    by_head.setdefault(word, []).append((d["start"], nid))
-        for lst in by_head.values():
+        for lst in self.heads.values():
             lst.sort()
-        constraints = sorted((self.G.nodes[c]["start"], c) for c in self.constraints)
-        sentence_starts = [(self.G.nodes[s]["start"], s) for s in self.sentences]
+        self.constraints.sort()
+        sentence_starts = [(self.nodes[s]["start"], s) for s in self.sentences]
         for nid, a in self.pending:
-            start = self.G.nodes[nid]["start"]
+            d = self.nodes[nid]
+            start = d["start"]
             head = str(a.get("head", "")).lower()
             target = None
             if head in _CONSTRAINT_HEADS:
-                target = _latest_before(constraints, start)
+                target = _latest_before(self.constraints, start)
             if target is None and head:
-                target = _latest_before(by_head.get(head, []), start,
-                                        exclude_within=(start, self.G.nodes[nid]["end"]))
-            if target is None and not head and a.get("deictic_kind") in ("discourse",):
-                target = _latest_before(sentence_starts, start, strictly_ends_before=self.G)
+                target = _latest_before(self.heads.get(head, []), start,
+                                        exclude_within=(start, d["end"]))
+            if target is None and not head and a.get("deictic_kind") == "discourse":
+                target = _latest_before(sentence_starts, start, ends=self.nodes)
             if target is not None:
                 self.edge(nid, target, EdgeKind.REFERS_TO)
-                self.G.nodes[nid]["resolved"] = True
-            else:
-                self.G.nodes[nid]["resolved"] = False
+            d["resolved"] = target is not None
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,
                    exclude_within: tuple[int, int] | None = None,
-                   strictly_ends_before: RefGraph | None = None) -> str | None:
+                   ends: dict[str, dict[str, Any]] | None = None) -> str | None:
     i = bisect.bisect_left(items, (start, "")) - 1
     while i >= 0:
         s, nid = items[i]
         i -= 1
         if exclude_within and exclude_within[0] <= s < exclude_within[1]:
             continue
-        if strictly_ends_before is not None and strictly_ends_before.nodes[nid]["end"] > start:
+        if ends is not None and ends[nid]["end"] > start:
             continue
         return nid
     return None

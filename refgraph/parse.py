@@ -17,6 +17,7 @@ from .blocks import Block, BlockKind
 from .errors import InputError
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
+from .nlp.view import make_doc
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -67,7 +68,8 @@ class Parser:
         longest = max((len(b.text) for b in prose), default=0)
         if longest >= self.nlp.max_length:
             self.nlp.max_length = longest + 1
-        for block, doc in zip(prose, self.nlp.pipe(b.text for b in prose), strict=True):
+        docs = (make_doc(self.nlp, b.text) for b in prose)
+        for block, doc in zip(prose, self.nlp.pipe(docs), strict=True):
             self._store(block, doc)
         for block in raw:
             self._store(block, self._raw_doc(block.text))
@@ -79,7 +81,7 @@ class Parser:
     def _raw_doc(self, text: str) -> Doc:
         if len(text) >= self.nlp.max_length:
             self.nlp.max_length = len(text) + 1
-        doc = self.nlp.make_doc(text)
+        doc = make_doc(self.nlp, text)
         for name in RAW_COMPONENTS:
             doc = self.nlp.get_pipe(name)(doc)
         return doc

@@ -53,10 +53,46 @@ def lookup_unit(surface: str) -> str | None:
     return None
 
 
+@cache
+def _pint_words() -> frozenset[str]:
+    """Every unit name, symbol and alias pint defines, lower-cased, plus SI-prefixed forms."""
+    ureg = registry()
+    words: set[str] = set()
+    for name, definition in ureg._units.items():  # pint keeps no public list of aliases
+        words.add(name.lower())
+        symbol = getattr(definition, "symbol", None)
+        if symbol:
+            words.add(symbol.lower())
+        for alias in getattr(definition, "aliases", ()) or ():
+            words.add(alias.lower())
+    return frozenset(words)
+
+
+_PREFIXES = ("yotta", "zetta", "exa", "peta", "tera", "giga", "mega", "kilo", "hecto", "deca",
+             "deka", "deci", "centi", "milli", "micro", "nano", "pico", "femto", "atto")
+
+
+def _maybe_unit(word: str) -> bool:
+    """Cheap test before the (slow) pint parser: is this plausibly a unit name or symbol?"""
+    known = _pint_words()
+    low = word.lower()
+    for cand in (low, low[:-1] if low.endswith("s") else low, low[:-2] if low.endswith("es")
+                 else low):
+        if cand in known:
+            return True
+        for prefix in _PREFIXES:
+            if cand.startswith(prefix) and cand[len(prefix):] in known:
+                return True
+    # Short mixed-case symbols ("eV", "GeV", "mSv") are prefix + symbol: let pint decide.
+    return len(word) <= 4 and not word.islower() and not word.isupper()
+
+
 @lru_cache(maxsize=4096)
 def _pint_name(word: str) -> str | None:
     # Fall back to pint's own names ("fortnights", "hectopascals"); words pint reads as units
     # but English does not ("are", "counts") are excluded by the lexicon's "never" list.
+    if not _maybe_unit(word):
+        return None
     try:
         unit = registry().parse_units(word)
     except Exception:  # pint raises several unrelated types for unknown names

@@ -27,6 +27,7 @@ from .text import (
     stopwords,
     trim,
 )
+from .view import sentence_of
 
 SPAN_KEY = "rg_constraints"
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
@@ -61,13 +62,12 @@ class ConstraintTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        has_sents = doc.has_annotation("SENT_START")
         quantities = [(r.start, r.end) for r in records(doc) if r.kind == NodeKind.QUANTITY]
         identifiers = [(r.start, r.end, str(r.attrs.get("name", ""))) for r in records(doc)
                        if r.kind == NodeKind.IDENTIFIER]
         for span in longest_matches(self.matcher, doc):
             kind = span.label_
-            sent = doc[span.start].sent if has_sents else doc[:]
+            sent = sentence_of(doc, span.start)
             cue = span.text.lower()
             if cue in _IMPERATIVE_ONLY and not _clause_start(doc, sent, span.start):
                 continue

@@ -17,6 +17,7 @@ from spacy.tokens import Doc
 from ..model import NodeKind
 from ..resources import load_json
 from .records import add, ensure_group
+from .view import view
 
 SPAN_KEY = "rg_identifiers"
 HANDLE_KEY = "rg_handles"
@@ -27,6 +28,7 @@ class _Pattern:
     kind: str
     regex: re.Pattern[str]
     group: int
+    requires: str  # the pattern cannot match a text without this substring
 
 
 @cache
@@ -35,7 +37,8 @@ def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
 
     def compile_all(items: list[dict[str, object]]) -> list[_Pattern]:
         return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])),
-                         int(str(it.get("group", 0)))) for it in items]
+                         int(str(it.get("group", 0))), str(it.get("requires", "")))
+                for it in items]
 
     return compile_all(data["handles"]), compile_all(data["identifiers"]), frozenset(
         data["not_dotted"])
@@ -81,10 +84,12 @@ class IdentifierExtractor:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         ensure_group(doc, HANDLE_KEY)
-        text = doc.text
+        text = view(doc).text
         handles, idents, not_dotted = _patterns()
         taken: list[tuple[int, int]] = []
         for pat in handles:
+            if pat.requires not in text:
+                continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
@@ -93,10 +98,14 @@ class IdentifierExtractor:
                     continue
                 if pat.kind == "path" and not _path_like(value):
                     continue
+                if pat.kind == "commit" and (value.isdigit() or value.isalpha()):
+                    continue  # a hash mixes digits and letters
                 taken.append((s, e))
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
+            if pat.requires not in text:
+                continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()

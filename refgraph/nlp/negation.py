@@ -21,6 +21,7 @@ from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import at_clause_start, char_range, clause_bounds, common_verbs, trim
+from .view import sentence_of, view
 
 SPAN_KEY = "rg_negations"
 COND_KEY = "rg_conditionals"
@@ -70,7 +71,7 @@ def _rhetorical(doc: Doc, span: Span, has_sents: bool) -> bool:
     """Tag and rhetorical questions ("does it not?", "Don't you see?") do not negate."""
     if span.text.lower() not in ("not", "n't"):
         return False
-    sent = doc[span.start].sent if has_sents else doc[:]
+    sent = sentence_of(doc, span.start)
     if not sent.text.rstrip().endswith("?"):
         return False
     i = span.start
@@ -152,7 +153,7 @@ class NegationTagger:
             self._emit(doc, span.start, span.end, span.start_char, span.end_char, kind,
                        span.text, accurate, has_sents)
             negs.append((span.start_char, span.end_char))
-        for m in _AFFIX_CANDIDATE.finditer(doc.text):
+        for m in _AFFIX_CANDIDATE.finditer(view(doc).text):
             aff = affix_cue(m.group())
             if aff is None:
                 continue
@@ -173,7 +174,7 @@ class NegationTagger:
 
     def _emit(self, doc: Doc, ts: int, te: int, cs: int, ce: int, kind: str, cue: str,
               accurate: bool, has_sents: bool, word: str | None = None) -> None:
-        sent = doc[ts].sent if has_sents else doc[:]
+        sent = sentence_of(doc, ts)
         rng = _dep_scope(doc[ts], sent) if accurate else None
         if rng is None:
             rng = clause_bounds(doc, sent, ts)
@@ -192,7 +193,7 @@ class NegationTagger:
             first = doc[span.start]
             if marker in self.ambiguous and not _introduces_clause(doc, span, accurate):
                 continue
-            sent = first.sent if has_sents else doc[:]
+            sent = sentence_of(doc, first.i)
             ante, cons = _parts(doc, span, sent, accurate)
             if ante is None or cons is None:
                 continue

@@ -20,13 +20,15 @@ from spacy.tokens import Doc, Token
 from ..model import NodeKind
 from ..resources import load_json
 from ..units import lookup_unit, normalise
-from .records import add, ensure_group, records
+from .records import add, ensure_group, raw_records
 from .text import common_verbs, norm, stopwords
+from .view import view
 
 SPAN_KEY = "rg_quantities"
 
 _NUM = re.compile(
     r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
+_HAS_DIGIT = re.compile(r"\d")
 _FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 _RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
@@ -43,13 +45,25 @@ def _lex() -> dict[str, Any]:
     units = load_json("lexicon", "units.json")
     data["scale"] = units["scale"]
     data["per"] = set(units["per"])
-    data["before_phrases"] = sorted(
-        ((tuple(p.split()), b) for p, b in data["bounds_before"].items()),
-        key=lambda pb: -len(pb[0]))
-    data["after_phrases"] = sorted(
-        ((tuple(p.split()), b) for p, b in data["bounds_after"].items()),
-        key=lambda pb: -len(pb[0]))
+    # Bound phrases indexed by the word next to the number, longest first, so a number costs
+    # one dict lookup on each side instead of a scan of every phrase.
+    data["before_phrases"] = _index(data["bounds_before"], last=True)
+    data["after_phrases"] = _index(data["bounds_after"], last=False)
+    data["spelled_re"] = re.compile(
+        r"[0-9½¼¾⅓⅔⅕⅛⅜⅝⅞]+|\b(?:" + "|".join(
+            re.escape(w) for w in sorted(data["spelled"], key=len, reverse=True)) + r")\b",
+        re.IGNORECASE)
     return data
+
+
+def _index(phrases: dict[str, str], *, last: bool) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for phrase, bound in phrases.items():
+        words = tuple(phrase.split())
+        index.setdefault(words[-1] if last else words[0], []).append((words, bound))
+    for items in index.values():
+        items.sort(key=lambda wb: -len(wb[0]))
+    return index
 
 
 @cache
@@ -147,8 +161,11 @@ def _parse_spelled(doc: Doc, i: int) -> _Num | None:
 
 
 def _match_phrase_before(doc: Doc, end: int, lo: int,
-                         phrases: list[tuple[tuple[str, ...], str]]) -> tuple[int, str] | None:
-    for words, bound in phrases:
+                         index: dict[str, list[tuple[tuple[str, ...], str]]]
+                         ) -> tuple[int, str] | None:
+    if end <= lo:
+        return None
+    for words, bound in index.get(doc[end - 1].lower_, ()):
         n = len(words)
         s = end - n
         if s < lo:
@@ -159,8 +176,11 @@ def _match_phrase_before(doc: Doc, end: int, lo: int,
 
 
 def _match_phrase_after(doc: Doc, start: int, hi: int,
-                        phrases: list[tuple[tuple[str, ...], str]]) -> tuple[int, str] | None:
-    for words, bound in phrases:
+                        index: dict[str, list[tuple[tuple[str, ...], str]]]
+                        ) -> tuple[int, str] | None:
+    if start >= hi:
+        return None
+    for words, bound in index.get(doc[start].lower_, ()):
         n = len(words)
         if start + n > hi:
             continue
@@ -219,10 +239,14 @@ def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
 
 
 def _excluded(doc: Doc) -> list[tuple[int, int]]:
-    spans = [(m.start(), m.end()) for rx in _not_quantity_res() for m in rx.finditer(doc.text)]
-    for rec in records(doc):
-        if rec.kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value):
-            spans.append((rec.start, rec.end))
+    text = view(doc).text
+    # A match made only of digits excludes nothing (the hex pattern also matches "1234567").
+    spans = [] if not _HAS_DIGIT.search(text) else [
+        (m.start(), m.end()) for rx in _not_quantity_res() for m in rx.finditer(text)
+        if not m.group().isdigit()]
+    for kind, start, end, _ in raw_records(doc):
+        if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value):
+            spans.append((start, end))
     return spans
 
 
@@ -248,7 +272,7 @@ def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool)
 def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str | None:
     """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
     lex = _lex()
-    sent_start = doc[first].sent.start if doc.has_annotation("SENT_START") else 0
+    sent_start = view(doc).sentence(first)[0]
     k = first - 1
     skipped = 0
     while k >= sent_start and skipped <= 3:
@@ -320,33 +344,34 @@ class QuantityExtractor:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        v = view(doc)
         excluded = _excluded(doc)
-        n = len(doc)
         accurate = self.use_dependencies and doc.has_annotation("DEP")
-        i = 0
-        while i < n:
-            tok = doc[i]
-            c0 = tok.text[:1]
-            if not (c0.isdigit() or c0 in "+-.½¼¾⅓⅔" or tok.lower_ in _lex()["spelled"]
-                    or tok.lower_ == "a"):
-                i += 1
+        done = -1  # tokens before this index are consumed
+        # Candidates come from a regex on the text: walking every token would create a Python
+        # Token object per word, which costs more than all the rules together.
+        for m in _lex()["spelled_re"].finditer(v.text):
+            i = v.token_at(m.start())
+            if i <= done:
                 continue
-            if any(s <= tok.idx < e for s, e in excluded):
-                i += 1
-                continue
-            num = _parse_number(doc, i)
-            if num is None or (not num.spelled and _is_label_number(doc, i)):
-                i += 1
-                continue
-            i = self._emit(doc, num, accurate, excluded)
+            for k in (i - 1, i) if i > 0 and doc[i - 1].lower_ == "a" else (i,):
+                if k <= done:
+                    continue
+                idx = v.starts[k]
+                if any(s <= idx < e for s, e in excluded):
+                    continue
+                num = _parse_number(doc, k)
+                if num is None or (not num.spelled and _is_label_number(doc, k)):
+                    continue
+                done = self._emit(doc, num, accurate, excluded) - 1
+                break
+            done = max(done, i)
         return doc
 
     def _emit(self, doc: Doc, num: _Num, accurate: bool,
               excluded: list[tuple[int, int]]) -> int:
         lex = _lex()
-        n = len(doc)
-        sent_lo = doc[num.start].sent.start if doc.has_annotation("SENT_START") else 0
-        sent_hi = doc[num.start].sent.end if doc.has_annotation("SENT_START") else n
+        sent_lo, sent_hi = view(doc).sentence(num.start)
         value = num.value
         j = num.end
         first_tok = num.start
@@ -405,7 +430,7 @@ class QuantityExtractor:
             unit, end_tok = _compound(doc, unit, j, sent_hi)  # "$15.4/hour", "$350 per kg"
             if end_tok > j:
                 unit_text = f"{unit_text} {doc[j:end_tok].text}"
-        if num.start > sent_lo and doc[num.start - 1].lower_ in ("minus", "negative") or (
+        if (num.start > sent_lo and doc[num.start - 1].lower_ in ("minus", "negative")) or (
                 num.start > sent_lo + 1 and doc[num.start - 1].text == "-"
                 and doc[num.start - 2].lower_ == "minus"):
             value = -value
@@ -468,7 +493,7 @@ class QuantityExtractor:
                         unit_text = doc[u0:end_tok].text
         end_char = doc[end_tok - 1].idx + len(doc[end_tok - 1].text)
         if unit_text.endswith(".") and lookup_unit(unit_text) is None and \
-                doc.text[end_char - 1] == ".":
+                view(doc).text[end_char - 1] == ".":
             end_char -= 1
             unit_text = unit_text[:-1]
         if glued and end_tok == num.end and unit_text and not unit_text.endswith(glued):

@@ -14,8 +14,21 @@ from spacy.tokens import Doc, Span
 
 from ..model import NodeKind, Scalar
 
+_KEY = "rg_records"
+
+
+def _raw(doc: Doc) -> list[list[Any]]:
+    # Plain lists in user_data: doc.to_bytes() (msgpack) keeps working, and components append
+    # without going through the ``doc._`` wrapper on every record.
+    raw: list[list[Any]] | None = doc.user_data.get(_KEY)
+    if raw is None:
+        raw = []
+        doc.user_data[_KEY] = raw
+    return raw
+
+
 if not Doc.has_extension("rg_records"):
-    Doc.set_extension("rg_records", default=None)
+    Doc.set_extension("rg_records", getter=_raw)
 
 
 @dataclass(slots=True)
@@ -40,13 +53,9 @@ def _is_offset(key: str) -> bool:
     return key.endswith("_start") or key.endswith("_end")
 
 
-def _raw(doc: Doc) -> list[list[Any]]:
-    # Stored as plain lists so ``doc.to_bytes()`` (msgpack) still works.
-    raw: list[list[Any]] | None = doc._.rg_records
-    if raw is None:
-        raw = []
-        doc._.rg_records = raw
-    return raw
+def raw_records(doc: Doc) -> list[list[Any]]:
+    """The stored ``[kind, start, end, attrs]`` lists, without building Record objects."""
+    return _raw(doc)
 
 
 def records(doc: Doc) -> list[Record]:
@@ -77,8 +86,4 @@ def ensure_group(doc: Doc, key: str) -> None:
         doc.spans[key] = []
 
 
-def span_text(doc: Doc, start: int, end: int) -> str:
-    return str(doc.text[start:end])
-
-
-__all__ = ["Record", "Span", "add", "ensure_group", "records", "span_text"]
+__all__ = ["Record", "Span", "add", "ensure_group", "raw_records", "records"]

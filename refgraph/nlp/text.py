@@ -81,7 +81,7 @@ def trim(doc: Doc, start: int, end: int) -> tuple[int, int]:
 def char_range(doc: Doc, start: int, end: int) -> tuple[int, int]:
     """Character offsets of the token range [start, end)."""
     if start >= end:
-        at = doc[start].idx if start < len(doc) else len(doc.text)
+        at = doc[start].idx if start < len(doc) else len(doc.text)  # only on empty ranges
         return at, at
     last = doc[end - 1]
     return doc[start].idx, last.idx + len(last.text)

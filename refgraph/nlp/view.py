@@ -1,0 +1,71 @@
+"""A per-doc cache of what every component reads: the text, token offsets, sentence bounds.
+
+``doc.text`` rebuilds the string from tokens on every access and iterating a doc creates a
+Python ``Token`` per token; both dominate the cost of rule components on long contexts. The
+view is computed once per doc (from ``doc.to_array``, no Token objects) and kept in
+``doc.user_data``, so components look tokens up by character offset with a bisect.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from spacy.attrs import IDX, SENT_START
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+_KEY = "rg_view"
+SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
+
+
+@dataclass(frozen=True, slots=True)
+class DocView:
+    text: str
+    starts: list[int]  # character offset of each token
+    sent_starts: list[int]  # token index where each sentence starts (always holds 0)
+
+    def token_at(self, char: int) -> int:
+        """Index of the token that contains (or starts after) character ``char``."""
+        return max(0, bisect.bisect_right(self.starts, char) - 1)
+
+    def sentence(self, i: int) -> tuple[int, int]:
+        """Token range [start, end) of the sentence holding token ``i``."""
+        k = bisect.bisect_right(self.sent_starts, i) - 1
+        start = self.sent_starts[k]
+        end = self.sent_starts[k + 1] if k + 1 < len(self.sent_starts) else len(self.starts)
+        return start, end
+
+
+def view(doc: Doc) -> DocView:
+    """The doc's view, computed on first use and kept in ``doc.user_data``."""
+    cached = doc.user_data.get(_KEY)
+    if cached is not None and len(cached[1]) == len(doc):
+        return DocView(*cached)
+    n = len(doc)
+    if n:
+        arr = doc.to_array([IDX, SENT_START])
+        starts = arr[:, 0].tolist()
+        flags = arr[:, 1].tolist()
+        sent_starts = [0] + [i for i in range(1, n) if flags[i] == 1] \
+            if doc.has_annotation("SENT_START") else [0]
+    else:
+        starts, sent_starts = [], [0]
+    seeded = doc.user_data.get(SEED_KEY)
+    text = seeded if isinstance(seeded, str) else doc.text
+    # Plain data (not the dataclass) so doc.to_bytes() can still serialise user_data.
+    doc.user_data[_KEY] = (text, starts, sent_starts)
+    return DocView(text, starts, sent_starts)
+
+
+def sentence_of(doc: Doc, i: int) -> Span:
+    """The sentence holding token ``i`` (the whole doc when sentences are not set)."""
+    start, end = view(doc).sentence(i)
+    return doc[start:end]
+
+
+def make_doc(nlp: Language, text: str) -> Doc:
+    """``nlp.make_doc(text)`` that remembers ``text``, so components need not rebuild it."""
+    doc = nlp.make_doc(text)
+    doc.user_data[SEED_KEY] = text
+    return doc
