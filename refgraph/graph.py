@@ -90,7 +90,8 @@ def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode:
         G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
         # Bulk insertion: networkx's per-call add_node/add_edge dominate otherwise.
         G.add_nodes_from(builder.nodes.items())
-        G.add_edges_from(builder.edges)
+        # (u, v, key, data) 4-tuples are what MultiDiGraph takes; the stubs only know Graph's.
+        G.add_edges_from(builder.edges)  # type: ignore[arg-type]
     return G
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from spacy.attrs import IDX, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -44,7 +43,7 @@ def view(doc: Doc) -> DocView:
         return DocView(*cached)
     n = len(doc)
     if n:
-        arr = doc.to_array([IDX, SENT_START])
+        arr = doc.to_array(["IDX", "SENT_START"])
         starts = arr[:, 0].tolist()
         flags = arr[:, 1].tolist()
         sent_starts = [0] + [i for i in range(1, n) if flags[i] == 1] \
