@@ -28,7 +28,7 @@ SPAN_KEY = "rg_quantities"
 
 _NUM = re.compile(
     r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
-_HAS_DIGIT = re.compile(r"\d")
+_HAS_DIGIT = re.compile(r"\d+")
 _FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 _RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
@@ -67,8 +67,15 @@ def _index(phrases: dict[str, str], *, last: bool) -> dict[str, list[tuple[tuple
 
 
 @cache
-def _not_quantity_res() -> list[re.Pattern[str]]:
-    return [re.compile(p) for p in load_json("patterns", "not_quantities.json")["patterns"]]
+def _not_quantity_re() -> re.Pattern[str]:
+    """All not-a-quantity patterns as one alternation (file order decides ties)."""
+    parts = []
+    for p in load_json("patterns", "not_quantities.json")["patterns"]:
+        parts.append(f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})")
+    return re.compile("|".join(parts))
+
+
+_WINDOW = 32  # characters around a digit run that a date, version or address can span
 
 
 @dataclass(slots=True)
@@ -240,10 +247,20 @@ def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
 
 def _excluded(doc: Doc) -> list[tuple[int, int]]:
     text = view(doc).text
-    # A match made only of digits excludes nothing (the hex pattern also matches "1234567").
-    spans = [] if not _HAS_DIGIT.search(text) else [
-        (m.start(), m.end()) for rx in _not_quantity_res() for m in rx.finditer(text)
-        if not m.group().isdigit()]
+    # Every pattern needs a digit, so scan only windows around digit runs, with one combined
+    # regex: a dozen passes over the whole text cost more than the rest of the component.
+    spans: list[tuple[int, int]] = []
+    windows: list[list[int]] = []
+    for m in _HAS_DIGIT.finditer(text):
+        lo, hi = max(0, m.start() - _WINDOW), min(len(text), m.end() + _WINDOW)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = hi
+        else:
+            windows.append([lo, hi])
+    rx = _not_quantity_re()
+    for lo, hi in windows:
+        # A match made only of digits excludes nothing (the hex pattern matches "1234567").
+        spans.extend(m.span() for m in rx.finditer(text, lo, hi) if not m.group().isdigit())
     for kind, start, end, _ in raw_records(doc):
         if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value):
             spans.append((start, end))

@@ -70,6 +70,13 @@ def _description(doc: Doc, start: int, accurate: bool) -> tuple[int, str, str]:
     return _split(doc, start, j)
 
 
+def _np_ends_clause(doc: Doc, start: int) -> bool:
+    """ "... caps that retry budget." : a noun phrase then the clause ends, so "that" is a
+    determiner; a complementizer is followed by a subject and a verb."""
+    end, head, _ = _description(doc, start, accurate=False)
+    return bool(head) and (end >= len(doc) or doc[end].is_punct)
+
+
 def _split(doc: Doc, start: int, end: int) -> tuple[int, str, str]:
     words = [_word(doc[k]) for k in range(start, end) if doc[k].text != "-"]
     return end, words[-1], " ".join(words[:-1])
@@ -106,7 +113,8 @@ class ReferenceTagger:
                     continue  # the complementizer or relative "that"
                 if not accurate and word == "that" and span.start > 0 and \
                         doc[span.start - 1].lower_ not in _BEFORE_THAT and \
-                        not doc[span.start - 1].is_punct:
+                        not doc[span.start - 1].is_punct and \
+                        not _np_ends_clause(doc, span.end):
                     continue  # probably the complementizer: "we know that retries fail"
                 end, head, mods = _description(doc, span.end, accurate)
                 if not head:
