@@ -9,15 +9,14 @@ Schema: ``docs/graph.md``.
 from __future__ import annotations
 
 import bisect
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 import networkx as nx
 
 from .blocks import Block, split_blocks
 from .errors import InputError
+from .gcpause import gc_paused
 from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, Scalar, referent_id
 from .nlp.pipeline import Mode
 from .nlp.records import Record
@@ -83,7 +82,7 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
 def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode: str) -> RefGraph:
     """Nodes and edges from parsed blocks (pure: no parsing happens here)."""
     builder = _Builder(text)
-    with _gc_paused():
+    with gc_paused():
         for block, pb in zip(blocks, parsed, strict=True):
             builder.add_block(block, pb)
         builder.resolve_references()
@@ -93,18 +92,6 @@ def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode:
         # (u, v, key, data) 4-tuples are what MultiDiGraph takes; the stubs only know Graph's.
         G.add_edges_from(builder.edges)  # type: ignore[arg-type]
     return G
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while allocating many small dicts (it rescans them all, uselessly)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _K = {k: k.value for k in NodeKind}

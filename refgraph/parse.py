@@ -7,6 +7,7 @@ records with block-relative offsets, so a cached parse serves the block wherever
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,9 +16,10 @@ from spacy.tokens import Doc
 
 from .blocks import Block, BlockKind
 from .errors import InputError
+from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
-from .nlp.view import make_doc
+from .nlp.view import make_doc, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -68,11 +70,12 @@ class Parser:
         longest = max((len(b.text) for b in prose), default=0)
         if longest >= self.nlp.max_length:
             self.nlp.max_length = longest + 1
-        docs = (make_doc(self.nlp, b.text) for b in prose)
-        for block, doc in zip(prose, self.nlp.pipe(docs), strict=True):
-            self._store(block, doc)
-        for block in raw:
-            self._store(block, self._raw_doc(block.text))
+        with gc_paused():
+            docs = (make_doc(self.nlp, b.text) for b in prose)
+            for block, doc in zip(prose, self.nlp.pipe(docs), strict=True):
+                self._store(block, doc)
+            for block in raw:
+                self._store(block, self._raw_doc(block.text))
         results = [self._cache[k] for k in keys]
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -89,9 +92,12 @@ class Parser:
     def _store(self, block: Block, doc: Doc) -> None:
         self.parses += 1
         sents: tuple[tuple[int, int], ...] = ()
-        if block.kind not in RAW_BLOCKS and doc.has_annotation("SENT_START"):
-            sents = tuple(_stripped(s.start_char, s.end_char, block.text) for s in doc.sents
-                          if s.text.strip())
+        if block.kind not in RAW_BLOCKS and doc.has_annotation("SENT_START") and len(doc):
+            # From token offsets, not doc.sents: Span.text would build a Token per word.
+            v = view(doc)
+            bounds = [v.starts[i] for i in v.sent_starts] + [len(block.text)]
+            sents = tuple(s for s in (_stripped(a, b, block.text)
+                                      for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
         recs = tuple(sorted(records(doc), key=lambda r: (r.start, r.end, r.kind)))
         self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs)
 

@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
-from .records import add, ensure_group, records
+from .records import add, ensure_group, raw_records
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
@@ -62,9 +62,10 @@ class ConstraintTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        quantities = [(r.start, r.end) for r in records(doc) if r.kind == NodeKind.QUANTITY]
-        identifiers = [(r.start, r.end, str(r.attrs.get("name", ""))) for r in records(doc)
-                       if r.kind == NodeKind.IDENTIFIER]
+        raw = raw_records(doc)
+        quantities = [(s, e) for kind, s, e, _ in raw if kind == NodeKind.QUANTITY]
+        identifiers = [(s, e, str(a.get("name", ""))) for kind, s, e, a in raw
+                       if kind == NodeKind.IDENTIFIER]
         for span in longest_matches(self.matcher, doc):
             kind = span.label_
             sent = sentence_of(doc, span.start)

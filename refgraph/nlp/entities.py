@@ -9,18 +9,23 @@ capitalised words.
 
 from __future__ import annotations
 
+import re
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
 from ..model import NodeKind
-from .records import add, ensure_group, records
+from .records import add, ensure_group, raw_records
 from .text import is_wordlike, looks_verbal, norm, stopwords, verb_by_context
+from .view import view
 
 SPAN_KEY = "rg_mentions"
 _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
                    "my", "this", "that", "these", "those", "both", "all", "any", "some", "no",
                    "another", "either", "neither"})
 _QUALIFYING_PREPS = frozenset({"of", "for", "in", "on", "from", "at"})
+_CHUNK_OPENER = re.compile(
+    r"(?i:\b(?:" + "|".join(sorted(_DETS, key=len, reverse=True)) + r")\b)|\b[A-Z]")
 _OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
                         NodeKind.HANDLE.value})
 _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
@@ -75,11 +80,10 @@ class EntityTagger:
         ensure_group(doc, SPAN_KEY)
         # Quantities, identifiers and handles are referents of their own kinds already.
         blocked: set[int] = set()
-        for rec in records(doc):
-            if rec.kind in _OWN_KINDS:
-                span = doc.char_span(rec.start, rec.end, alignment_mode="expand")
-                if span is not None:
-                    blocked.update(range(span.start, span.end))
+        v = view(doc)
+        for kind, start, end, _ in raw_records(doc):
+            if kind in _OWN_KINDS and end > start:
+                blocked.update(range(v.token_at(start), v.token_at(end - 1) + 1))
         if self.use_parser and doc.has_annotation("DEP"):
             self._from_parse(doc, blocked)
         else:
@@ -136,32 +140,37 @@ class EntityTagger:
     # fast mode -------------------------------------------------------------------------------
     def _from_rules(self, doc: Doc, blocked: set[int]) -> None:
         n = len(doc)
-        i = 0
-        while i < n:
-            tok = doc[i]
-            if i in blocked:
-                i += 1
+        v = view(doc)
+        # Only determiners and capitalised words can open a chunk: find them with a regex
+        # instead of creating a Token for every word.
+        candidates = [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(v.text)]
+        done = -1
+        for i in candidates:
+            if i <= done or i in blocked:
                 continue
-            low = tok.lower_
-            if low in _DETS and i + 1 < n:
-                j = i + 1
-                while j < n and j in blocked and j < i + 6:
-                    j += 1  # "a 10% credit": the quantity is its own node, the noun follows
-                end = self._chunk_end(doc, j, blocked)
-                if end > j:
-                    i = self._emit_chunk(doc, j, end, blocked)
-                    continue
-            elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() \
-                    and not looks_verbal(tok, accurate=False) and (
-                    not _opens_clause(doc, i) or (i + 1 < n and doc[i + 1].text[:1].isupper()
-                                                  and doc[i + 1].is_alpha)):
-                end = i + 1
-                while end < n and end < i + 4 and doc[end].text[:1].isupper() \
-                        and doc[end].is_alpha and end not in blocked:
-                    end += 1
-                i = self._emit_chunk(doc, i, end, blocked, proper=True)
-                continue
-            i += 1
+            done = self._chunk_from(doc, i, n, blocked) - 1
+
+    def _chunk_from(self, doc: Doc, i: int, n: int, blocked: set[int]) -> int:
+        """Emit the chunk opened at token ``i``, if any; return the index after it."""
+        tok = doc[i]
+        low = tok.lower_
+        if low in _DETS and i + 1 < n:
+            j = i + 1
+            while j < n and j in blocked and j < i + 6:
+                j += 1  # "a 10% credit": the quantity is its own node, the noun follows
+            end = self._chunk_end(doc, j, blocked)
+            if end > j:
+                return self._emit_chunk(doc, j, end, blocked)
+        elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() \
+                and not looks_verbal(tok, accurate=False) and (
+                not _opens_clause(doc, i) or (i + 1 < n and doc[i + 1].text[:1].isupper()
+                                              and doc[i + 1].is_alpha)):
+            end = i + 1
+            while end < n and end < i + 4 and doc[end].text[:1].isupper() \
+                    and doc[end].is_alpha and end not in blocked:
+                end += 1
+            return self._emit_chunk(doc, i, end, blocked, proper=True)
+        return i + 1
 
     @staticmethod
     def _chunk_end(doc: Doc, start: int, blocked: set[int]) -> int:

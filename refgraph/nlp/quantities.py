@@ -9,6 +9,7 @@ normalised with refgraph's pint registry; node data stays plain (no pint objects
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -75,7 +76,13 @@ def _not_quantity_re() -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
-_WINDOW = 32  # characters around a digit run that a date, version or address can span
+_CLEAN_BEFORE = frozenset(" \t\n(\"'[$€£¥~<>=")
+_CLEAN_AFTER = frozenset(" \t\n,;)\"']!?%")
+_MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                     "nov", "dec"})
+_LABELS = frozenset({"r", "rev", "pr", "issue", "ticket"})  # as in not_quantities.json
+_CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
+_WINDOW = 40  # characters on each side of a number that a date, version or address can span
 
 
 @dataclass(slots=True)
@@ -246,25 +253,53 @@ def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
 
 
 def _excluded(doc: Doc) -> list[tuple[int, int]]:
-    text = view(doc).text
-    # Every pattern needs a digit, so scan only windows around digit runs, with one combined
-    # regex: a dozen passes over the whole text cost more than the rest of the component.
-    spans: list[tuple[int, int]] = []
-    windows: list[list[int]] = []
-    for m in _HAS_DIGIT.finditer(text):
-        lo, hi = max(0, m.start() - _WINDOW), min(len(text), m.end() + _WINDOW)
-        if windows and lo <= windows[-1][1]:
-            windows[-1][1] = hi
-        else:
-            windows.append([lo, hi])
-    rx = _not_quantity_re()
-    for lo, hi in windows:
-        # A match made only of digits excludes nothing (the hex pattern matches "1234567").
-        spans.extend(m.span() for m in rx.finditer(text, lo, hi) if not m.group().isdigit())
-    for kind, start, end, _ in raw_records(doc):
-        if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value):
-            spans.append((start, end))
+    """Character spans of identifiers and handles, sorted: their digits are not quantities."""
+    spans = [(start, end) for kind, start, end, _ in raw_records(doc)
+             if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value)]
+    spans.sort()
     return spans
+
+
+def _not_a_quantity_at(text: str, idx: int) -> bool:
+    """Whether the number at ``idx`` is part of a date, time, version, address or hash.
+
+    The patterns only ever span a number's own word and its neighbours ("Nov 3, 2026",
+    "10:02:11", "v1.2.3"), so they run on a short window around it: a pass of every pattern
+    over the whole text cost more than the rest of the component.
+    """
+    n = len(text)
+    j = idx
+    while j < n and text[j].isdigit():
+        j += 1
+    before = text[idx - 1] if idx else " "
+    after = text[j] if j < n else " "
+    if before in _CLEAN_BEFORE and after in _CLEAN_AFTER:
+        # A free-standing integer: only a month name or am/pm next to it can make it a date
+        # or a time; skip the (slow) pattern scan otherwise.
+        prev_words = [w.lower() for w in text[max(0, idx - 24):idx].split()[-2:]]
+        next_word = (text[j:j + 12].split()[:1] or [""])[0].lower().rstrip(".,")
+        if not any(w[:3] in _MONTHS for w in prev_words) and \
+                not (prev_words and prev_words[-1] in _LABELS) and \
+                next_word[:3] not in _MONTHS and next_word not in _CLOCK:
+            return False
+    lo = max(0, idx - _WINDOW)
+    hi = min(n, idx + _WINDOW)
+    for m in _not_quantity_re().finditer(text, lo, hi):
+        if m.start() <= idx < m.end():
+            # A match made only of digits excludes nothing (the hex pattern matches "1234567").
+            return not m.group().isdigit()
+        if m.start() > idx:
+            break
+    return False
+
+
+def _covered(spans: list[tuple[int, int]], idx: int) -> bool:
+    """Whether ``idx`` falls inside one of ``spans`` (sorted by start)."""
+    k = bisect.bisect_right(spans, (idx, _INF))
+    return any(e > idx for _, e in spans[:k])
+
+
+_INF = 1 << 62
 
 
 def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> str | None:
@@ -374,8 +409,7 @@ class QuantityExtractor:
             for k in (i - 1, i) if i > 0 and doc[i - 1].lower_ == "a" else (i,):
                 if k <= done:
                     continue
-                idx = v.starts[k]
-                if any(s <= idx < e for s, e in excluded):
+                if _covered(excluded, v.starts[k]) or _not_a_quantity_at(v.text, v.starts[k]):
                     continue
                 num = _parse_number(doc, k)
                 if num is None or (not num.spelled and _is_label_number(doc, k)):
@@ -459,8 +493,9 @@ class QuantityExtractor:
         high: float | None = num.high
         k = end_tok if high is None else sent_hi
         if k + 1 < sent_hi and doc[k].lower_ in lex["range_joiners"]:
-            other = _parse_number(doc, k + 1) if not any(
-                s <= doc[k + 1].idx < e for s, e in excluded) else None
+            nxt = doc[k + 1].idx
+            other = None if _covered(excluded, nxt) or _not_a_quantity_at(
+                view(doc).text, nxt) else _parse_number(doc, k + 1)
             joiner = doc[k].lower_
             opener = num.start > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]
             if other is not None and (joiner in ("-", "–", "—", "to", "through") or opener):
