@@ -30,6 +30,7 @@ SPAN_KEY = "rg_quantities"
 _NUM = re.compile(
     r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
 _HAS_DIGIT = re.compile(r"\d+")
+_TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)[×xX]10\^?([−-]?\d{1,3})$")
 _FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 _RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
@@ -37,7 +38,8 @@ _CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "
                     "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
                     "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY"}
 _SPELLED_SCALES = frozenset({"thousand", "million", "billion", "trillion"})
-_SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9}
+_SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9,
+                         "tn": 1e12}
 
 
 @cache
@@ -121,11 +123,18 @@ def _parse_number(doc: Doc, i: int) -> _Num | None:
         return _Num(int(frac.group(1)) / int(frac.group(2)), i, i + 1)
     if text in lex["fractions"]:
         return _Num(lex["fractions"][text], i, i + 1)
+    sci = _TIMES_TEN.match(text)
+    if sci:  # "2.48×10−5", "3x10^8"
+        exponent = int(sci.group(2).replace("−", "-"))
+        return _Num(float(sci.group(1)) * 10.0 ** exponent, i, i + 1)
     glued = _NUM_GLUED.match(text)
     if glued:
         num, rest = glued.groups()
         if rest[:1] in lex["fractions"]:
             return _Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
+        if len(rest) >= 2 and rest.isalpha() and rest.isupper() and lookup_unit(rest) is None \
+                and rest.lower() not in _SCALE_AFTER_CURRENCY:
+            return None  # "860BOX", "2FA": a product or error code, not a measurement
         return _Num(float(num.replace(",", "")), i, i + 1, glued_unit=rest,
                     glued_at=tok.idx + len(num))
     return _parse_spelled(doc, i)

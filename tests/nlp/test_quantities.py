@@ -98,3 +98,24 @@ def test_quantities_in_code_and_logs(nlp: Language) -> None:
     qs = extract(nlp, text, "quantity")
     assert [quote(text, q) for q in qs] == ["41", "1", "12.4s"]
     assert qs[-1].attrs["unit"] == "second"
+
+
+@pytest.mark.parametrize(("text", "magnitude", "unit"), [
+    ("The beam drifts 2.48×10−5 per turn.", 2.48e-05, None),
+    ("Shares fell 5pc on Monday.", 5.0, "percent"),
+    ("A 30-second timeout.", 30.0, "second"),
+    ("It costs $15/hour.", 15.0, "USD / hour"),
+    ("In the 1960s the rate was low.", 1960.0, None),
+    ("About 4e14 atoms.", 4e14, None),
+])
+def test_quantity_notations(nlp: Language, text: str, magnitude: float,
+                            unit: str | None) -> None:
+    (q,) = extract(nlp, text, "quantity")
+    assert q.attrs["magnitude"] == pytest.approx(magnitude)
+    assert q.attrs.get("unit") == unit
+
+
+@pytest.mark.parametrize("text", ["Order the I7-860BOX kit.", "We shipped it in 2019.",
+                                  "Upgrade to Python 3 first."])
+def test_codes_years_and_names_are_not_quantities(nlp: Language, text: str) -> None:
+    assert extract(nlp, text, "quantity") == []
