@@ -68,3 +68,22 @@ def test_missing_trained_pipeline_is_reported(monkeypatch: pytest.MonkeyPatch) -
             load_pipeline("accurate")
     finally:
         load_pipeline.cache_clear()
+
+
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_each_component_alone_on_blank_english(component: str) -> None:
+    nlp = spacy.blank("en")
+    nlp.add_pipe(component)
+    doc = nlp("The timeout is 30 seconds, so do not call `deploy` before tests pass; "
+              "that retry budget may fail.")
+    assert doc._.rg_records, component
+    key = {"refgraph_identifiers": "rg_identifiers", "refgraph_quantities": "rg_quantities",
+           "refgraph_negation": "rg_negations", "refgraph_modality": "rg_hedges",
+           "refgraph_references": "rg_deictics", "refgraph_entities": "rg_mentions",
+           "refgraph_constraints": "rg_constraints", "refgraph_causal": "rg_causal"}[component]
+    assert len(doc.spans[key]) >= 1
+
+
+def test_analyze_pipes_reports_no_problems(nlp: Language) -> None:
+    problems = nlp.analyze_pipes(pretty=False)["problems"]
+    assert all(not p for p in problems.values()), problems
