@@ -8,10 +8,12 @@ records with block-relative offsets, so a cached parse serves the block wherever
 from __future__ import annotations
 
 import itertools
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from spacy.language import Language
 from spacy.tokens import Doc
 
 from .blocks import Block, BlockKind
@@ -19,7 +21,7 @@ from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
-from .nlp.view import make_doc, view
+from .nlp.view import SEED_KEY, make_doc, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -82,9 +84,7 @@ class Parser:
         return results
 
     def _raw_doc(self, text: str) -> Doc:
-        if len(text) >= self.nlp.max_length:
-            self.nlp.max_length = len(text) + 1
-        doc = make_doc(self.nlp, text)
+        doc = raw_doc(self.nlp, text)
         for name in RAW_COMPONENTS:
             doc = self.nlp.get_pipe(name)(doc)
         return doc
@@ -100,6 +100,33 @@ class Parser:
                                       for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
         recs = tuple(sorted(records(doc), key=lambda r: (r.start, r.end, r.kind)))
         self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs)
+
+
+_RAW_TOKEN = re.compile(r"[ ]|\s|[A-Za-z0-9_]+(?:[.,][0-9]+)*|[^\sA-Za-z0-9_]")
+
+
+def raw_doc(nlp: Language, text: str) -> Doc:
+    """A Doc for code and JSON from a linear regex tokenizer.
+
+    spaCy's tokenizer peels punctuation one affix at a time, which is slow on minified JSON and
+    keeps a long whitespace-free run whole (losing its numbers); code and JSON need only word,
+    number and punctuation tokens. The text is reproduced exactly: a single space after a token
+    becomes its trailing whitespace, any other whitespace is a token of its own.
+    """
+    words: list[str] = []
+    spaces: list[bool] = []
+    for m in _RAW_TOKEN.finditer(text):
+        tok = m.group()
+        if tok == " " and words and not spaces[-1] and not words[-1].isspace():
+            spaces[-1] = True
+        elif tok.isspace() and words and words[-1].isspace() and not spaces[-1]:
+            words[-1] += tok  # one token per whitespace run, as spaCy makes them
+        else:
+            words.append(tok)
+            spaces.append(False)
+    doc = Doc(nlp.vocab, words=words, spaces=spaces)
+    doc.user_data[SEED_KEY] = text
+    return doc
 
 
 def _stripped(start: int, end: int, text: str) -> tuple[int, int]:

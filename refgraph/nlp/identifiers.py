@@ -7,6 +7,7 @@ Regular expressions on the raw text, not tokens: the tokenizer splits ``src/app/
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -59,9 +60,13 @@ def _define_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 
 def _role(text: str, start: int, end: int) -> str:
     before_re, after_re, assign_re = _define_res()
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    after = text[end: line_end if line_end >= 0 else len(text)]
+    # Look at most _CONTEXT characters either side: on a 300,000-character line a search for
+    # the line's ends per identifier would be quadratic.
+    lo = max(0, start - _CONTEXT)
+    line_start = max(text.rfind("\n", lo, start) + 1, lo)
+    hi = min(len(text), end + _CONTEXT)
+    line_end = text.find("\n", end, hi)
+    after = text[end: line_end if line_end >= 0 else hi]
     before = text[line_start:start]
     if assign_re.match(after) or after_re.match(after) or before_re.search(before):
         return "define"
@@ -71,8 +76,25 @@ def _role(text: str, start: int, end: int) -> str:
     return "use"
 
 
-def _overlaps(taken: list[tuple[int, int]], s: int, e: int) -> bool:
-    return any(s < te and ts < e for ts, te in taken)
+_CONTEXT = 120
+
+
+class _Taken:
+    """Disjoint character ranges already claimed, sorted, with O(log n) overlap tests."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        k = bisect.bisect_right(self.starts, s)
+        # Ranges are disjoint, so only the neighbours of the insertion point can overlap.
+        return (k > 0 and self.ends[k - 1] > s) or (k < len(self.starts) and self.starts[k] < e)
+
+    def add(self, s: int, e: int) -> None:
+        k = bisect.bisect_right(self.starts, s)
+        self.starts.insert(k, s)
+        self.ends.insert(k, e)
 
 
 class IdentifierExtractor:
@@ -86,7 +108,7 @@ class IdentifierExtractor:
         ensure_group(doc, HANDLE_KEY)
         text = view(doc).text
         handles, idents, not_dotted = _patterns()
-        taken: list[tuple[int, int]] = []
+        taken = _Taken()
         for pat in handles:
             if pat.requires not in text:
                 continue
@@ -94,13 +116,13 @@ class IdentifierExtractor:
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
                 e = s + len(value)
-                if e - s < 2 or _overlaps(taken, s, e):
+                if e - s < 2 or taken.overlaps(s, e):
                     continue
                 if pat.kind == "path" and not _path_like(value):
                     continue
                 if pat.kind == "commit" and (value.isdigit() or value.isalpha()):
                     continue  # a hash mixes digits and letters
-                taken.append((s, e))
+                taken.add(s, e)
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
@@ -109,17 +131,17 @@ class IdentifierExtractor:
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()
-                if not name or _overlaps(taken, s, e):
+                if not name or taken.overlaps(s, e):
                     continue
                 if pat.kind == "dotted" and (name.split(".")[0] in not_dotted
                                              or all(len(p) <= 2 for p in name.split("."))
                                              or _is_number_like(name)):
                     continue
                 if pat.kind == "code":
-                    taken.append((m.start(), m.end()))
+                    taken.add(m.start(), m.end())
                     name = _code_name(name)
                 else:
-                    taken.append((s, e))
+                    taken.add(s, e)
                 add(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, label="IDENT",
                     name=name, ident_kind=pat.kind, role=_role(text, s, e if pat.kind != "code"
                                                                else m.end()))

@@ -85,6 +85,8 @@ def _rhetorical(doc: Doc, span: Span, has_sents: bool) -> bool:
 def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
     """Token range of the scope from the parse: the governing predicate's clause."""
     anchor = cue if cue.dep_ == "ROOT" else cue.head
+    if not sent.start <= anchor.i < sent.end:
+        return None  # the governor is outside the window: use the clause rule
     if anchor.pos_ in ("NOUN", "PROPN", "PRON", "NUM") and anchor.dep_ in _SUBJ_OBJ:
         anchor = anchor.head
     if anchor.dep_ == "pobj":
@@ -102,7 +104,8 @@ def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
             if child.dep_ in _CLAUSAL and child.head.i == anchor.i and child.pos_ in (
                     "VERB", "AUX") and child.i != cue.i:
                 continue
-            stack.append(child)
+            if sent.start <= child.i < sent.end:
+                stack.append(child)  # stay inside the window: a huge tree is walked once per cue
     # A scope never crosses a hard clause boundary (";", ":", a dash), whatever the parse says.
     lo, hi = cue.i, cue.i + 1
     while lo > sent.start and cue.doc[lo - 1].text not in _HARD:

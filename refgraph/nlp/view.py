@@ -15,6 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 _KEY = "rg_view"
+RADIUS = 80  # tokens: the widest window a rule looks at around a cue
 SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
 
 
@@ -29,11 +30,17 @@ class DocView:
         return max(0, bisect.bisect_right(self.starts, char) - 1)
 
     def sentence(self, i: int) -> tuple[int, int]:
-        """Token range [start, end) of the sentence holding token ``i``."""
+        """Token range [start, end) of the sentence holding token ``i``, at most ``RADIUS``
+        tokens either side of ``i``.
+
+        Rules scan "to the end of the sentence"; a log dump or a list with no full stop can be
+        one sentence of 50,000 tokens, and scanning it once per cue would be quadratic. No
+        scope, clause or measured thing is wider than the window.
+        """
         k = bisect.bisect_right(self.sent_starts, i) - 1
         start = self.sent_starts[k]
         end = self.sent_starts[k + 1] if k + 1 < len(self.sent_starts) else len(self.starts)
-        return start, end
+        return max(start, i - RADIUS), min(end, i + RADIUS + 1)
 
 
 def view(doc: Doc) -> DocView:
