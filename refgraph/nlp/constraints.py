@@ -8,6 +8,7 @@ governed) that a later comparison can look for.
 
 from __future__ import annotations
 
+import bisect
 from functools import cache
 from typing import Any
 
@@ -63,9 +64,10 @@ class ConstraintTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         raw = raw_records(doc)
-        quantities = [(s, e) for kind, s, e, _ in raw if kind == NodeKind.QUANTITY]
-        identifiers = [(s, e, str(a.get("name", ""))) for kind, s, e, a in raw
-                       if kind == NodeKind.IDENTIFIER]
+        quantity_starts = sorted(s for kind, s, _, _ in raw if kind == NodeKind.QUANTITY)
+        identifiers = sorted((s, e, str(a.get("name", ""))) for kind, s, e, a in raw
+                             if kind == NodeKind.IDENTIFIER)
+        id_starts = [s for s, _, _ in identifiers]
         for span in longest_matches(self.matcher, doc):
             kind = span.label_
             sent = sentence_of(doc, span.start)
@@ -76,8 +78,9 @@ class ConstraintTagger:
                 base = kind[: -len("_weak")]
                 imperative_no = base == "prohibition" and cue == "no" and _clause_start(
                     doc, sent, span.start)
-                bounded = base == "limit" and any(
-                    sent.start_char <= s < sent.end_char for s, _ in quantities)
+                k = bisect.bisect_left(quantity_starts, sent.start_char)
+                bounded = base == "limit" and k < len(quantity_starts) and \
+                    quantity_starts[k] < sent.end_char
                 if imperative_no or bounded:
                     kind = base
                 else:
@@ -89,7 +92,7 @@ class ConstraintTagger:
             if gov is None:
                 continue
             g0, g1 = char_range(doc, *gov)
-            target = _target(doc, gov, identifiers)
+            target = _target(doc, gov, identifiers, id_starts)
             attrs: dict[str, Any] = {"cue": cue, "constraint_kind": kind,
                                      "governed_start": g0, "governed_end": g1,
                                      "target": target or None}
@@ -146,10 +149,12 @@ def _governed(doc: Doc, sent: Span, span: Span, kind: str
     return (gov, None) if gov[0] < gov[1] else (None, None)
 
 
-def _target(doc: Doc, gov: tuple[int, int], identifiers: list[tuple[int, int, str]]) -> str:
+def _target(doc: Doc, gov: tuple[int, int], identifiers: list[tuple[int, int, str]],
+            id_starts: list[int]) -> str:
     """Identifiers and content words of the governed range, normalised, in order."""
     s, e = char_range(doc, *gov)
-    words: list[str] = [name for (a, _, name) in identifiers if s <= a < e]
+    lo, hi = bisect.bisect_left(id_starts, s), bisect.bisect_left(id_starts, e)
+    words: list[str] = [name for (_, _, name) in identifiers[lo:hi]]
     for tok in doc[gov[0]:gov[1]]:
         if tok.is_alpha and tok.lower_ not in stopwords() and len(words) < 8:
             w = norm(tok.text)

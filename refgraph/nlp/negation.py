@@ -9,6 +9,7 @@ governing predicate and its arguments, without subordinate clauses) and clause-b
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import cache
 from typing import Any
@@ -72,7 +73,10 @@ def _rhetorical(doc: Doc, span: Span, has_sents: bool) -> bool:
     if span.text.lower() not in ("not", "n't"):
         return False
     sent = sentence_of(doc, span.start)
-    if not sent.text.rstrip().endswith("?"):
+    last = sent.end - 1
+    while last > sent.start and doc[last].is_space:
+        last -= 1
+    if doc[last].text != "?":
         return False
     i = span.start
     if i >= 2 and doc[i - 1].lower_ in _PRON and doc[i - 2].lower_ in _AUX and \
@@ -146,7 +150,7 @@ class NegationTagger:
                     continue  # "he was no doubt there": a sentence adverb
                 kind = "syntactic"
                 span = doc[span.start:span.start + 1]
-            if kind == "exception" and any(s < span.start_char for s, _ in negs):
+            if kind == "exception" and negs and negs[0][0] < span.start_char:
                 continue  # "nothing ... except X" restates the negation, adds none
             if kind == "lexical" and span.end < len(doc) and doc[span.end].text == "-":
                 continue  # "absent-minded"
@@ -191,6 +195,7 @@ class NegationTagger:
 
     def _conditionals(self, doc: Doc, negs: list[tuple[int, int]], accurate: bool,
                       has_sents: bool) -> None:
+        cue_starts = sorted(s for s, _ in negs)
         for span in longest_matches(self.conditionals, doc):
             marker = span.text.lower()
             first = doc[span.start]
@@ -203,13 +208,18 @@ class NegationTagger:
             a0, a1 = char_range(doc, *ante)
             c0, c1 = char_range(doc, *cons)
             kind = span.label_
-            a_neg = sum(1 for s, _ in negs if a0 <= s < a1) + (1 if kind == "unless" else 0)
-            c_neg = sum(1 for s, _ in negs if c0 <= s < c1)
+            a_neg = _count(cue_starts, a0, a1) + (1 if kind == "unless" else 0)
+            c_neg = _count(cue_starts, c0, c1)
             add(doc, COND_KEY, NodeKind.CONDITIONAL, span.start_char, span.end_char,
                 label="COND", marker=marker, cond_kind=kind,
                 antecedent_start=a0, antecedent_end=a1, consequent_start=c0, consequent_end=c1,
                 antecedent_polarity="negative" if a_neg % 2 else "positive",
                 consequent_polarity="negative" if c_neg % 2 else "positive")
+
+
+def _count(starts: list[int], lo: int, hi: int) -> int:
+    """How many of the sorted ``starts`` fall in [lo, hi)."""
+    return bisect.bisect_left(starts, hi) - bisect.bisect_left(starts, lo)
 
 
 def _introduces_clause(doc: Doc, span: Span, accurate: bool) -> bool:
