@@ -9,6 +9,7 @@ Schema: ``docs/graph.md``.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +29,7 @@ _CONSTRAINT_HEADS = frozenset({"constraint", "rule", "limit", "restriction", "re
                                "guideline", "policy", "invariant", "threshold", "cap"})
 
 _parsers: dict[str, Parser] = {}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def default_parser(mode: Mode) -> Parser:
@@ -46,6 +48,10 @@ def check_text(text: object, what: str = "text") -> str:
             raise InputError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
     if not isinstance(text, str):
         raise InputError(f"{what} must be a str, not {type(text).__name__}")
+    bad = _SURROGATE.search(text)
+    if bad:
+        raise InputError(f"{what} holds an unpaired surrogate (U+{ord(bad.group()):04X}) at "
+                         f"index {bad.start()}: not valid Unicode text")
     return text
 
 

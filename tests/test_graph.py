@@ -157,3 +157,17 @@ def test_odd_text_does_not_crash() -> None:
     assert G.number_of_nodes() > 0
     for _, d in G.nodes(data=True):
         assert text[d["start"]:d["end"]] == d["text"]
+
+
+def test_unpaired_surrogate_is_a_clear_error() -> None:
+    with pytest.raises(refgraph.InputError, match="surrogate"):
+        build_graph("ok \ud800 not ok", mode="fast")
+
+
+@pytest.mark.parametrize("text", ["It took 1e400 s.", "A factor of 3x10^999.", "$1e300bn"])
+def test_numbers_beyond_float_range_do_not_leak_inf(text: str) -> None:
+    G = build_graph(text, mode="fast")
+    for _, d in G.nodes(data=True):
+        for value in d.values():
+            if isinstance(value, float):
+                assert value == value and abs(value) != float("inf")

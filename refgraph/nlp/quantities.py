@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -105,6 +106,8 @@ def _parse_number(doc: Doc, i: int) -> _Num | None:
     lex = _lex()
     if _NUM.match(text):
         value = float(text.replace(",", ""))
+        if not math.isfinite(value):
+            return None  # "1e400"
         end = i + 1
         # "2½", "3 ½", "2 1/2"
         if end < len(doc) and doc[end].text in lex["fractions"]:
@@ -127,6 +130,8 @@ def _parse_number(doc: Doc, i: int) -> _Num | None:
     sci = _TIMES_TEN.match(text)
     if sci:  # "2.48×10−5", "3x10^8"
         exponent = int(sci.group(2).replace("−", "-"))
+        if abs(exponent) > 300:
+            return None  # beyond a float: not a measurement anyone can compare
         return _Num(float(sci.group(1)) * 10.0 ** exponent, i, i + 1)
     glued = _NUM_GLUED.match(text)
     if glued:
@@ -565,17 +570,19 @@ class QuantityExtractor:
         if glued and end_tok == num.end and unit_text and not unit_text.endswith(glued):
             end_char = num.glued_at + len(glued)
         measured = _measured(doc, first_tok, num.start, end_tok, accurate)
+        if not math.isfinite(value) or (high is not None and not math.isfinite(high)):
+            return max(end_tok, num.end)  # scaled past a float's range: no usable magnitude
         attrs: dict[str, Any] = {"magnitude": value, "bound": bound, "spelled": num.spelled}
         if high is not None:
             attrs["magnitude_high"] = high
         if unit:
             normd = normalise(value, unit)
-            if normd is not None:
+            if normd is not None and math.isfinite(normd.base_magnitude):
                 attrs.update(unit=normd.unit, unit_text=unit_text,
                              base_magnitude=normd.base_magnitude, base_unit=normd.base_unit)
                 if high is not None:
                     nh = normalise(high, unit)
-                    if nh is not None:
+                    if nh is not None and math.isfinite(nh.base_magnitude):
                         attrs["base_magnitude_high"] = nh.base_magnitude
         if "unit" not in attrs:
             attrs["base_magnitude"] = value
