@@ -6,12 +6,14 @@ Exit codes: 0 ok, 2 bad input (one line on stderr, never a traceback). See docs/
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
+import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import networkx as nx
 
@@ -24,12 +26,19 @@ from .model import NodeKind, RefGraph
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"refgraph: error: {message} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = _ArgumentParser(
         prog="refgraph",
         description="Referent graphs of agent contexts: catch rewrites that corrupt memory.")
     ap.add_argument("--version", action="version", version=f"refgraph {__version__}")
-    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
 
     g = sub.add_parser("graph", help="print the referent graph of a text file")
     g.add_argument("file", help="a UTF-8 text file, or - for standard input")
@@ -78,10 +87,15 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def _position(text: str, offset: int) -> str:
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return f"{line}:{col}"
+class _Lines:
+    """line:col of offsets, from line starts computed once (a count per node is quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def __call__(self, offset: int) -> str:
+        k = bisect.bisect_right(self.starts, offset) - 1
+        return f"{k + 1}:{offset - self.starts[k] + 1}"
 
 
 _DETAIL: dict[str, tuple[str, ...]] = {
@@ -105,6 +119,7 @@ def _short(text: str, width: int = 48) -> str:
 
 def format_graph(G: RefGraph, text: str) -> str:
     """One line per block and per extracted span: where it is (line:col), kind, text, details."""
+    _position = _Lines(text)
     lines: list[str] = []
     nodes = sorted(((d["start"], d["end"], n, d) for n, d in G.nodes(data=True)
                     if d["kind"] not in (NodeKind.SENTENCE, NodeKind.REFERENT, NodeKind.CLAIM)),
@@ -112,7 +127,7 @@ def format_graph(G: RefGraph, text: str) -> str:
     for start, _end, _nid, d in nodes:
         kind = d["kind"]
         if kind == NodeKind.BLOCK:
-            lines.append(f"{_position(text, start):>7}  {d['block_kind']:<11} {_short(d['text'])}")
+            lines.append(f"{_position(start):>7}  {d['block_kind']:<11} {_short(d['text'])}")
             continue
         details = []
         for key in _DETAIL.get(kind, ()):
@@ -120,7 +135,7 @@ def format_graph(G: RefGraph, text: str) -> str:
                 value = d[key]
                 details.append(f"{key}={value:g}" if isinstance(value, float) else
                                f"{key}={value}")
-        lines.append(f"{_position(text, start):>7}    {kind:<11} {_short(d['text'], 40)!r}"
+        lines.append(f"{_position(start):>7}    {kind:<11} {_short(d['text'], 40)!r}"
                      + (f"  {' '.join(details)}" if details else ""))
     counts = Counter(d["kind"] for _, d in G.nodes(data=True))
     summary = ", ".join(f"{k} {counts[k]}" for k in sorted(counts))
@@ -149,21 +164,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _highlights(G: RefGraph, text: str) -> list[str]:
     """What a reviewer would look at first: constraints, bare numbers, unresolved references."""
+    _position = _Lines(text)
     out: list[str] = []
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for _, d in G.nodes(data=True):
         by_kind.setdefault(d["kind"], []).append(d)
     for d in sorted(by_kind.get(NodeKind.CONSTRAINT, []), key=lambda d: d["start"])[:4]:
-        out.append(f"constraint  {_position(text, d['start']):>6}  {d['constraint_kind']:<12} "
+        out.append(f"constraint  {_position(d['start']):>6}  {d['constraint_kind']:<12} "
                    f"{_short(d['text'])!r} governs: {d.get('target', '?')}")
     for d in sorted(by_kind.get(NodeKind.QUANTITY, []), key=lambda d: d["start"])[:4]:
         unit = d.get("unit", "(no unit)")
-        out.append(f"quantity    {_position(text, d['start']):>6}  {_short(d['text'])!r} -> "
+        out.append(f"quantity    {_position(d['start']):>6}  {_short(d['text'])!r} -> "
                    f"{d['bound']} {d['magnitude']:g} {unit}"
                    + (f" measures {d['measured']}" if "measured" in d else ""))
     for d in sorted(by_kind.get(NodeKind.DEICTIC, []), key=lambda d: d["start"]):
         if not d.get("resolved", True):
-            out.append(f"reference   {_position(text, d['start']):>6}  {_short(d['text'])!r} "
+            out.append(f"reference   {_position(d['start']):>6}  {_short(d['text'])!r} "
                        "has no antecedent in this text")
     counts = Counter(d["kind"] for _, d in G.nodes(data=True))
     out.append("kinds: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts)))

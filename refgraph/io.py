@@ -17,15 +17,16 @@ def read_text(path: str) -> str:
         where = "standard input"
     else:
         p = Path(path)
-        if not p.exists():
-            raise InputError(f"{path}: no such file")
-        if p.is_dir():
-            raise InputError(f"{path}: is a directory, not a file")
+        shown = path if len(path) <= 200 else path[:197] + "..."
         try:
+            if p.is_dir():
+                raise InputError(f"{shown}: is a directory, not a file")
             data = p.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        where = path
+        except FileNotFoundError:
+            raise InputError(f"{shown}: no such file") from None
+        except OSError as exc:  # permissions, a name too long, a device error ...
+            raise InputError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+        where = shown
     return decode_text(data, where)
 
 

@@ -96,3 +96,17 @@ def test_module_entry_point_reads_stdin() -> None:
                           check=False, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert b"prohibition" in proc.stdout
+
+
+def test_unreadable_path_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "graph", "a" * 5000, "--mode", "fast")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("refgraph: error:")
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["graph", "x.md", "--mode", "turbo"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid choice" in err and err.startswith("refgraph: error:")
