@@ -28,7 +28,7 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
 _TURN = re.compile(
-    r"^\s*(?P<role>user|assistant|system|tool|human|ai|model|observation|function)"
+    r"^\s*(?P<role>user|assistant|system|tool|human|observation)"
     r"(?:\[(?P<id>[^\]\n]{1,80})\])?\s*:",
     re.IGNORECASE,
 )
@@ -57,6 +57,11 @@ def block_hash(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(fence) and not stripped.strip(fence[0])
+
+
 def _line_kind(line: str) -> BlockKind | None:
     """The kind a line starts, or None for a plain text line."""
     if _HEADING.match(line):
@@ -65,10 +70,10 @@ def _line_kind(line: str) -> BlockKind | None:
         return BlockKind.TURN
     if _BULLET.match(line):
         return BlockKind.BULLET
+    if _LOG.match(line):  # before JSON: "[INFO] ok" is a log line, not a JSON array
+        return BlockKind.LOG
     if _JSON.match(line):
         return BlockKind.JSON
-    if _LOG.match(line):
-        return BlockKind.LOG
     return None
 
 
@@ -102,7 +107,8 @@ def split_blocks(text: str) -> list[Block]:
         line = text[ls:le]
         if in_fence:
             cur_end = le
-            if line.strip().startswith(in_fence):
+            # A closing fence is the fence characters alone ("```python" opens, never closes).
+            if _closes(line, in_fence):
                 close()
                 in_fence = ""
             continue

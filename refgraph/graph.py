@@ -18,6 +18,7 @@ import networkx as nx
 from .blocks import Block, split_blocks
 from .errors import InputError
 from .gcpause import gc_paused
+from .io import decode_text
 from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, Scalar, referent_id
 from .nlp.pipeline import Mode
 from .nlp.records import Record
@@ -42,10 +43,7 @@ def default_parser(mode: Mode) -> Parser:
 def check_text(text: object, what: str = "text") -> str:
     """Return ``text`` if it is a ``str``; else raise :class:`InputError` with a clear message."""
     if isinstance(text, bytes | bytearray):
-        try:
-            return bytes(text).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+        return decode_text(bytes(text), what)  # UTF-8 only; binary data is refused
     if not isinstance(text, str):
         raise InputError(f"{what} must be a str, not {type(text).__name__}")
     bad = _SURROGATE.search(text)
@@ -198,8 +196,10 @@ class _Builder:
         elif kind is NodeKind.QUANTITY and "measured" in a:
             measured = str(a["measured"])
             ident = referent_id(RefKind.IDENTIFIER, measured)
+            m0 = int(a.get("measured_start", g.start))
+            m1 = int(a.get("measured_end", g.end))
             rid = ident if ident in self.nodes else self.referent(
-                RefKind.TERM, measured.lower(), g.start, g.end)
+                RefKind.TERM, measured.lower(), m0, m1)
             self.edge(nid, rid, EdgeKind.MEASURES)
         elif kind is NodeKind.CONSTRAINT:
             self.constraints.append((g.start, nid))
@@ -212,18 +212,19 @@ class _Builder:
     def _causal(self, bid: str, off: int, nid: str, g: Record) -> None:
         a = g.attrs
         c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
+        if "premise_start" not in a and bisect.bisect_right(self.sentence_ends, g.start) == 0:
+            return  # "Therefore, ..." with no sentence before it: nothing to link
         concl = self.node(f"{bid}:claim@{c0 - off}-{c1 - off}", NodeKind.CLAIM, c0, c1,
                           role="conclusion")
+        self.edge(bid, concl, EdgeKind.CONTAINS)
         if "premise_start" in a:
             p0, p1 = int(a["premise_start"]), int(a["premise_end"])
             prem = self.node(f"{bid}:claim@{p0 - off}-{p1 - off}", NodeKind.CLAIM, p0, p1,
                              role="premise")
+            self.edge(bid, prem, EdgeKind.CONTAINS)
         else:
             # "Therefore, B." rests on the sentence before it, wherever that is.
-            k = bisect.bisect_right(self.sentence_ends, g.start) - 1
-            if k < 0:
-                return
-            prem = self.sentences[k]
+            prem = self.sentences[bisect.bisect_right(self.sentence_ends, g.start) - 1]
         self.edge(nid, prem, EdgeKind.SIGNALS, role="premise")
         self.edge(nid, concl, EdgeKind.SIGNALS, role="conclusion")
         self.edge(prem, concl, EdgeKind.SUPPORTS, connective=str(a["connective"]))
@@ -275,8 +276,7 @@ class _Builder:
             if head in _CONSTRAINT_HEADS:
                 target = _latest_before(self.constraints, start)
             if target is None and head:
-                target = _latest_before(self.heads.get(head, []), start,
-                                        exclude_within=(start, d["end"]))
+                target = _latest_before(self.heads.get(head, []), start)
             if target is None and not head and a.get("deictic_kind") == "discourse":
                 target = _latest_before(sentence_starts, start, ends=self.nodes)
             if target is not None:
@@ -285,14 +285,12 @@ class _Builder:
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,
-                   exclude_within: tuple[int, int] | None = None,
                    ends: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """The last item starting before ``start`` (and, with ``ends``, also ending before it)."""
     i = bisect.bisect_left(items, (start, "")) - 1
     while i >= 0:
-        s, nid = items[i]
+        _s, nid = items[i]
         i -= 1
-        if exclude_within and exclude_within[0] <= s < exclude_within[1]:
-            continue
         if ends is not None and ends[nid]["end"] > start:
             continue
         return nid
@@ -300,7 +298,7 @@ def _latest_before(items: list[tuple[int, str]], start: int,
 
 
 def _name_words(name: str) -> Iterable[str]:
-    """Words of an identifier for matching descriptions: retry_budget -> retry, budget."""
+    """The head word of an identifier, for matching descriptions: retry_budget -> budget."""
     parts = [p for p in name.replace(".", "_").replace("-", "_").lower().split("_") if p]
     return parts[-1:] if parts else []
 

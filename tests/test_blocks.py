@@ -63,3 +63,19 @@ def test_unclosed_fence_runs_to_end() -> None:
     blocks = split_blocks("```\ncode\nmore")
     assert [b.kind for b in blocks] == [BlockKind.CODE]
     assert blocks[0].text == "```\ncode\nmore"
+
+
+def test_bracketed_log_level_is_a_log_not_json() -> None:
+    assert [b.kind for b in split_blocks("[INFO] ok\n[WARN] slow")] == [BlockKind.LOG] * 2
+
+
+def test_fence_with_info_string_does_not_close() -> None:
+    text = "```\nprint(1)\n```python\nstill code\n```\nafter"
+    blocks = split_blocks(text)
+    assert [b.kind for b in blocks] == [BlockKind.CODE, BlockKind.PARAGRAPH]
+    assert blocks[0].text.endswith("still code\n```")
+
+
+def test_prose_label_is_not_a_turn() -> None:
+    blocks = split_blocks("Model: gpt-4o\n\nFirst.\n\nSecond.")
+    assert [b.kind for b in blocks] == [BlockKind.PARAGRAPH] * 3

@@ -100,8 +100,10 @@ def test_module_entry_point_reads_stdin() -> None:
 
 def test_unreadable_path_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "graph", "a" * 5000, "--mode", "fast")
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("refgraph: error:")
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("refgraph: error:")
 
 
 def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,4 +111,6 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
         main(["graph", "x.md", "--mode", "turbo"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "invalid choice" in err and err.startswith("refgraph: error:")
+    assert err.count("\n") == 1
+    assert "invalid choice" in err
+    assert err.startswith("refgraph: error:")

@@ -170,4 +170,38 @@ def test_numbers_beyond_float_range_do_not_leak_inf(text: str) -> None:
     for _, d in G.nodes(data=True):
         for value in d.values():
             if isinstance(value, float):
-                assert value == value and abs(value) != float("inf")
+                assert value == value
+                assert abs(value) != float("inf")
+
+
+def test_each_limit_governs_its_own_quantity() -> None:
+    G = build_graph("Quota: up to 5 GB of disk, up to 3 cores, and up to 10 users.", mode="fast")
+    governs = [(u, v) for u, v, k in G.edges(keys=True) if k == EdgeKind.GOVERNS
+               and G.nodes[v]["kind"] == "quantity"]
+    assert len(governs) == 3
+    assert len({v for _, v in governs}) == 3
+
+
+def test_therefore_without_a_previous_sentence_leaves_no_orphans() -> None:
+    G = build_graph("Therefore, we retry.", mode="fast")
+    assert all(G.degree(n) > 0 for n in G if G.nodes[n]["kind"] != "block" or len(G) == 1)
+    assert not [n for n, d in G.nodes(data=True) if d["kind"] == "claim"]
+
+
+def test_term_referent_points_at_the_measured_word() -> None:
+    text = "The timeout is 30 seconds."
+    G = build_graph(text, mode="fast")
+    assert G.nodes["ref:term:timeout"]["text"] == "timeout"
+
+
+def test_magnitudes_are_floats() -> None:
+    G = build_graph("We run a dozen servers and 3 workers.", mode="fast")
+    mags = [d["magnitude"] for _, d in G.nodes(data=True) if d["kind"] == "quantity"]
+    assert mags == [12.0, 3.0]
+    assert all(type(m) is float for m in mags)
+
+
+def test_binary_bytes_are_refused() -> None:
+    with pytest.raises(refgraph.InputError, match="binary"):
+        build_graph(b"\x00\x01\x02 binary", mode="fast")  # type: ignore[arg-type]
+    assert build_graph("caf\u00e9 is 3 km away".encode(), mode="fast").number_of_nodes() > 0  # type: ignore[arg-type]

@@ -87,3 +87,13 @@ def test_each_component_alone_on_blank_english(component: str) -> None:
 def test_analyze_pipes_reports_no_problems(nlp: Language) -> None:
     problems = nlp.analyze_pipes(pretty=False)["problems"]
     assert all(not p for p in problems.values()), problems
+
+
+def test_sentence_bounds_set_after_first_component_are_seen() -> None:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("refgraph_identifiers")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("refgraph_causal")
+    doc = nlp("The disk failed. Therefore, we retry.")
+    (rec,) = [r for r in doc._.rg_records if r[0] == "causal"]
+    assert rec[3]["premise_scope"] == "previous"

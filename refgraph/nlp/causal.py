@@ -18,7 +18,7 @@ from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import char_range, trim
-from .view import sentence_of
+from .view import sentence_window
 
 SPAN_KEY = "rg_causal"
 _NOT_AFTER_SO = frozenset({"many", "much", "far", "long", "few", "little", "that", "called",
@@ -51,7 +51,7 @@ class CausalTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         for span in longest_matches(self.matcher, doc):
-            sent = sentence_of(doc, span.start)
+            sent = sentence_window(doc, span.start)
             if not self._accept(doc, span, sent):
                 continue
             self._emit(doc, span, sent)

@@ -28,7 +28,7 @@ from .text import (
     stopwords,
     trim,
 )
-from .view import sentence_of
+from .view import sentence_window
 
 SPAN_KEY = "rg_constraints"
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
@@ -70,7 +70,7 @@ class ConstraintTagger:
         id_starts = [s for s, _, _ in identifiers]
         for span in longest_matches(self.matcher, doc):
             kind = span.label_
-            sent = sentence_of(doc, span.start)
+            sent = sentence_window(doc, span.start)
             cue = span.text.lower()
             if cue in _IMPERATIVE_ONLY and not _clause_start(doc, sent, span.start):
                 continue
@@ -133,13 +133,17 @@ def _governed(doc: Doc, sent: Span, span: Span, kind: str
             return None, None
         return gov, cond if cond[0] < cond[1] else None
     if kind == "limit":
-        # "The batch size must not exceed 500": the limited thing is the subject before the cue.
-        gov = trim(doc, sent.start, span.start)
-        after = trim(doc, span.end, clause_end(span.end))
-        if gov[0] >= gov[1]:
-            gov = after
-        elif after[0] < after[1]:
-            gov = (gov[0], after[1])
+        # "The batch size must not exceed 500": the limited thing is the subject before the cue,
+        # within the same clause; "up to 5 GB of disk, up to 3 CPUs": each cue its own clause.
+        lo = span.start
+        while lo > sent.start and doc[lo - 1].text not in (",", ";", ":", "(", ")"):
+            lo -= 1
+        hi = span.end
+        while hi < sent.end and doc[hi].text not in (",", ";", ".", "!", "?", ":", "(", ")"):
+            hi += 1
+        # The whole clause: the limited thing, the cue and the bound ("up to 5 GB" is one
+        # quantity node that starts at the cue).
+        gov = trim(doc, lo, hi)
         return (gov, None) if gov[0] < gov[1] else (None, None)
     end = span.end
     while end < sent.end and doc[end].text not in (";", ".", "!", "?", ",") and \

@@ -16,7 +16,6 @@ def phrase_matcher(nlp: Language, labelled: Mapping[str, str]) -> PhraseMatcher:
     by_label: dict[str, list[Doc]] = {}
     for phrase, label in labelled.items():
         by_label.setdefault(label, []).append(nlp.make_doc(phrase))
-        # "n't" is tokenised on its own only after a verb: match "not" spelled either way.
     for label, docs in by_label.items():
         matcher.add(label, docs)
     return matcher

@@ -22,7 +22,7 @@ from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import at_clause_start, char_range, clause_bounds, common_verbs, trim
-from .view import sentence_of, view
+from .view import sentence_window, view
 
 SPAN_KEY = "rg_negations"
 COND_KEY = "rg_conditionals"
@@ -53,8 +53,6 @@ def affix_cue(word: str) -> tuple[int, int] | None:
             and not low.startswith("under") and not (low.startswith("uni")
                                                      and not low.startswith("unin")):
         return 0, 2
-    if low.startswith(("non-", "non")) and low in lex["affix_words"]:
-        return 0, 3
     m = re.search(r"less(?:ly|ness)?$", low)
     if m and len(low) >= 7 and low not in lex["less_exceptions"]:
         return m.start(), m.start() + 4
@@ -68,11 +66,11 @@ _HAVE_BE = frozenset({"have", "has", "had", "having", "be", "is", "are", "was", 
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
-def _rhetorical(doc: Doc, span: Span, has_sents: bool) -> bool:
+def _rhetorical(doc: Doc, span: Span) -> bool:
     """Tag and rhetorical questions ("does it not?", "Don't you see?") do not negate."""
     if span.text.lower() not in ("not", "n't"):
         return False
-    sent = sentence_of(doc, span.start)
+    sent = sentence_window(doc, span.start)
     last = sent.end - 1
     while last > sent.start and doc[last].is_space:
         last -= 1
@@ -138,11 +136,10 @@ class NegationTagger:
         ensure_group(doc, SPAN_KEY)
         ensure_group(doc, COND_KEY)
         accurate = self.use_dependencies and doc.has_annotation("DEP")
-        has_sents = doc.has_annotation("SENT_START")
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
         for span in longest_matches(self.cues, doc):
             kind = span.label_
-            if kind == "pseudo" or _rhetorical(doc, span, has_sents):
+            if kind == "pseudo" or _rhetorical(doc, span):
                 continue
             if kind == "adverbial":
                 prev = doc[span.start - 1].lower_ if span.start > 0 else ""
@@ -158,7 +155,7 @@ class NegationTagger:
                     ".", ",", "!"):
                 kind = "syntactic"  # a bare "No." answer still negates
             self._emit(doc, span.start, span.end, span.start_char, span.end_char, kind,
-                       span.text, accurate, has_sents)
+                       span.text, accurate)
             negs.append((span.start_char, span.end_char))
         for m in _AFFIX_CANDIDATE.finditer(view(doc).text):
             aff = affix_cue(m.group())
@@ -174,14 +171,14 @@ class NegationTagger:
                 continue  # "unroll", "undoing": reversal, not negation
             s, e = m.start() + aff[0], m.start() + aff[1]
             self._emit(doc, tok_span.start, tok_span.end, s, e, "affix", m.group()[aff[0]:aff[1]],
-                       accurate, has_sents, word=m.group())
+                       accurate, word=m.group())
             negs.append((s, e))
-        self._conditionals(doc, negs, accurate, has_sents)
+        self._conditionals(doc, negs, accurate)
         return doc
 
     def _emit(self, doc: Doc, ts: int, te: int, cs: int, ce: int, kind: str, cue: str,
-              accurate: bool, has_sents: bool, word: str | None = None) -> None:
-        sent = sentence_of(doc, ts)
+              accurate: bool, word: str | None = None) -> None:
+        sent = sentence_window(doc, ts)
         rng = _dep_scope(doc[ts], sent) if accurate else None
         if rng is None:
             rng = clause_bounds(doc, sent, ts)
@@ -193,15 +190,14 @@ class NegationTagger:
         add(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, label="NEG", cue=cue.lower(),
             cue_kind=kind, scope_start=scope_start, scope_end=scope_end, word=word)
 
-    def _conditionals(self, doc: Doc, negs: list[tuple[int, int]], accurate: bool,
-                      has_sents: bool) -> None:
+    def _conditionals(self, doc: Doc, negs: list[tuple[int, int]], accurate: bool) -> None:
         cue_starts = sorted(s for s, _ in negs)
         for span in longest_matches(self.conditionals, doc):
             marker = span.text.lower()
             first = doc[span.start]
             if marker in self.ambiguous and not _introduces_clause(doc, span, accurate):
                 continue
-            sent = sentence_of(doc, first.i)
+            sent = sentence_window(doc, first.i)
             ante, cons = _parts(doc, span, sent, accurate)
             if ante is None or cons is None:
                 continue

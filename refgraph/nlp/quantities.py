@@ -32,7 +32,8 @@ SPAN_KEY = "rg_quantities"
 _NUM = re.compile(
     r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
 _HAS_DIGIT = re.compile(r"\d+")
-_TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)[×xX]10\^?([−-]?\d{1,3})$")
+_TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)(?:×10\^?|[xX]10\^)([−-]?\d{1,3})$")
+_TIMES_TEN_HEAD = re.compile(r"^(\d+(?:\.\d+)?)[×xX]10$")
 _FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 _RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 _NUM_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
@@ -128,16 +129,26 @@ def _parse_number(doc: Doc, i: int) -> _Num | None:
     if text in lex["fractions"]:
         return _Num(lex["fractions"][text], i, i + 1)
     sci = _TIMES_TEN.match(text)
+    end = i + 1
+    head = _TIMES_TEN_HEAD.match(text)
+    if head and i + 2 < len(doc) and doc[i + 1].text == "^" and doc[i].whitespace_ == "" \
+            and doc[i + 1].whitespace_ == "" and re.fullmatch(r"[−-]?\d{1,3}", doc[i + 2].text):
+        sci, end = re.match(r"(.*)", ""), i + 3  # "3x10", "^", "8" as the tokenizer splits it
+        mantissa, exp_text = head.group(1), doc[i + 2].text
+    elif sci:
+        mantissa, exp_text = sci.group(1), sci.group(2)
     if sci:  # "2.48×10−5", "3x10^8"
-        exponent = int(sci.group(2).replace("−", "-"))
+        exponent = int(exp_text.replace("−", "-"))
         if abs(exponent) > 300:
             return None  # beyond a float: not a measurement anyone can compare
-        return _Num(float(sci.group(1)) * 10.0 ** exponent, i, i + 1)
+        return _Num(float(mantissa) * 10.0 ** exponent, i, end)
     glued = _NUM_GLUED.match(text)
     if glued:
         num, rest = glued.groups()
         if rest[:1] in lex["fractions"]:
             return _Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
+        if rest[:1] in "xX×" and rest[1:2].isdigit():
+            return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
         if len(rest) >= 2 and rest.isalpha() and rest.isupper() and lookup_unit(rest) is None \
                 and rest.lower() not in _SCALE_AFTER_CURRENCY:
             return None  # "860BOX", "2FA": a product or error code, not a measurement
@@ -321,7 +332,7 @@ def _not_a_quantity_at(text: str, idx: int) -> bool:
     return False
 
 
-def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> str | None:
+def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> Token | None:
     """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout)."""
     rule = _measured_by_rule(doc, first, num_tok, unit_end)
     if rule is not None or not (accurate and doc.has_annotation("DEP")):
@@ -329,21 +340,21 @@ def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool)
     tok: Token = doc[num_tok]
     head = tok.head if tok.dep_ in ("nummod", "quantmod", "compound") else tok
     if head.dep_ == "compound" and head.head.i >= unit_end:
-        return _key_word(head.head)
+        return head.head
     if head.dep_ in ("attr", "dobj", "pobj", "npadvmod") and head.i != head.head.i:
         gov = head.head
         if gov.dep_ == "prep" and gov.head.pos_ in ("NOUN", "PROPN"):
-            return _key_word(gov.head)
+            return gov.head
         for child in gov.children:
             if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ in ("NOUN", "PROPN"):
-                return _key_word(child)
+                return child
     return None
 
 
-def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str | None:
+def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> Token | None:
     """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
     lex = _lex()
-    sent_start = view(doc).sentence(first)[0]
+    sent_start = view(doc).window(first)[0]
     k = first - 1
     skipped = 0
     while k >= sent_start and skipped <= 3:
@@ -360,11 +371,11 @@ def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> str 
         if t.lower_ in stopwords() or t.lower_ in common_verbs() or (
                 len(t.text) > 5 and t.lower_.endswith("ed")):
             break
-        return _key_word(t)
+        return t
     if unit_end < len(doc) and unit_end > num_tok + 1 and doc[num_tok + 1].text == "-":
         t = doc[unit_end]
         if t.is_alpha and t.lower_ not in stopwords() and t.lower_ not in common_verbs():
-            return _key_word(t)
+            return t
     return None
 
 
@@ -441,7 +452,7 @@ class QuantityExtractor:
     def _emit(self, doc: Doc, num: _Num, accurate: bool,
               excluded: _Spans) -> int:
         lex = _lex()
-        sent_lo, sent_hi = view(doc).sentence(num.start)
+        sent_lo, sent_hi = view(doc).window(num.start)
         value = num.value
         j = num.end
         first_tok = num.start
@@ -572,9 +583,10 @@ class QuantityExtractor:
         measured = _measured(doc, first_tok, num.start, end_tok, accurate)
         if not math.isfinite(value) or (high is not None and not math.isfinite(high)):
             return max(end_tok, num.end)  # scaled past a float's range: no usable magnitude
-        attrs: dict[str, Any] = {"magnitude": value, "bound": bound, "spelled": num.spelled}
+        attrs: dict[str, Any] = {"magnitude": float(value), "bound": bound,
+                                 "spelled": num.spelled}
         if high is not None:
-            attrs["magnitude_high"] = high
+            attrs["magnitude_high"] = float(high)
         if unit:
             normd = normalise(value, unit)
             if normd is not None and math.isfinite(normd.base_magnitude):
@@ -585,9 +597,11 @@ class QuantityExtractor:
                     if nh is not None and math.isfinite(nh.base_magnitude):
                         attrs["base_magnitude_high"] = nh.base_magnitude
         if "unit" not in attrs:
-            attrs["base_magnitude"] = value
-        if measured:
-            attrs["measured"] = measured
+            attrs["base_magnitude"] = float(value)
+        if measured is not None:
+            attrs["measured"] = _key_word(measured)
+            attrs["measured_start"] = measured.idx
+            attrs["measured_end"] = measured.idx + len(measured.text)
         add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
         return max(end_tok, num.end)
 

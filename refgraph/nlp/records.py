@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from ..model import NodeKind, Scalar
 
@@ -86,4 +86,4 @@ def ensure_group(doc: Doc, key: str) -> None:
         doc.spans[key] = []
 
 
-__all__ = ["Record", "Span", "add", "ensure_group", "raw_records", "records"]
+__all__ = ["Record", "add", "ensure_group", "raw_records", "records"]

@@ -29,7 +29,7 @@ class DocView:
         """Index of the token that contains (or starts after) character ``char``."""
         return max(0, bisect.bisect_right(self.starts, char) - 1)
 
-    def sentence(self, i: int) -> tuple[int, int]:
+    def window(self, i: int) -> tuple[int, int]:
         """Token range [start, end) of the sentence holding token ``i``, at most ``RADIUS``
         tokens either side of ``i``.
 
@@ -46,27 +46,28 @@ class DocView:
 def view(doc: Doc) -> DocView:
     """The doc's view, computed on first use and kept in ``doc.user_data``."""
     cached = doc.user_data.get(_KEY)
-    if cached is not None and len(cached[1]) == len(doc):
-        return DocView(*cached)
+    has_sents = doc.has_annotation("SENT_START")
+    # Rebuilt when sentence bounds appear after the first use (a sentencizer added later).
+    if cached is not None and len(cached[1]) == len(doc) and cached[3] == has_sents:
+        return DocView(*cached[:3])
     n = len(doc)
     if n:
         arr = doc.to_array(["IDX", "SENT_START"])
         starts = arr[:, 0].tolist()
         flags = arr[:, 1].tolist()
-        sent_starts = [0] + [i for i in range(1, n) if flags[i] == 1] \
-            if doc.has_annotation("SENT_START") else [0]
+        sent_starts = [0] + [i for i in range(1, n) if flags[i] == 1] if has_sents else [0]
     else:
         starts, sent_starts = [], [0]
     seeded = doc.user_data.get(SEED_KEY)
     text = seeded if isinstance(seeded, str) else doc.text
     # Plain data (not the dataclass) so doc.to_bytes() can still serialise user_data.
-    doc.user_data[_KEY] = (text, starts, sent_starts)
+    doc.user_data[_KEY] = (text, starts, sent_starts, has_sents)
     return DocView(text, starts, sent_starts)
 
 
-def sentence_of(doc: Doc, i: int) -> Span:
+def sentence_window(doc: Doc, i: int) -> Span:
     """The sentence holding token ``i`` (the whole doc when sentences are not set)."""
-    start, end = view(doc).sentence(i)
+    start, end = view(doc).window(i)
     return doc[start:end]
 
 
