@@ -18,7 +18,7 @@ from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import char_range, trim
-from .view import sentence_window
+from .view import sentence_window, view
 
 SPAN_KEY = "rg_causal"
 _NOT_AFTER_SO = frozenset({"many", "much", "far", "long", "few", "little", "that", "called",
@@ -50,15 +50,17 @@ class CausalTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
+        parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         for span in longest_matches(self.matcher, doc):
             sent = sentence_window(doc, span.start)
-            if not self._accept(doc, span, sent):
+            if not self._accept(doc, span, sent, parsed):
                 continue
             self._emit(doc, span, sent)
         return doc
 
     @staticmethod
-    def _accept(doc: Doc, span: Span, sent: Span) -> bool:
+    def _accept(doc: Doc, span: Span, sent: Span, parsed: bool) -> bool:
         word = span.text.lower()
         nxt = doc[span.end] if span.end < sent.end else None
         if word == "so":
@@ -69,7 +71,7 @@ class CausalTagger:
         if word == "since":
             if nxt is None or nxt.like_num or nxt.lower_ in _TEMPORAL_AFTER_SINCE:
                 return False
-            if doc.has_annotation("DEP") and doc[span.start].dep_ != "mark":
+            if parsed and doc[span.start].dep_ != "mark":
                 return False
         return True
 

@@ -28,7 +28,7 @@ from .text import (
     stopwords,
     trim,
 )
-from .view import sentence_window
+from .view import sentence_window, view
 
 SPAN_KEY = "rg_constraints"
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
@@ -63,6 +63,8 @@ class ConstraintTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
+        parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         raw = raw_records(doc)
         quantity_starts = sorted(s for kind, s, _, _ in raw if kind == NodeKind.QUANTITY)
         identifiers = sorted((s, e, str(a.get("name", ""))) for kind, s, e, a in raw
@@ -86,7 +88,7 @@ class ConstraintTagger:
                 else:
                     continue
             if kind == "precondition" and cue in ("before", "after", "until") and \
-                    not _clause_follows(doc, span):
+                    not _clause_follows(doc, span, parsed):
                 continue
             gov, cond = _governed(doc, sent, span, kind)
             if gov is None:
@@ -103,9 +105,9 @@ class ConstraintTagger:
         return doc
 
 
-def _clause_follows(doc: Doc, span: Span) -> bool:
+def _clause_follows(doc: Doc, span: Span, parsed: bool) -> bool:
     tok = doc[span.start]
-    if doc.has_annotation("DEP"):
+    if parsed:
         return tok.dep_ == "mark"
     nxt = doc[span.end: span.end + 5]
     return any(t.lower_.endswith(("s", "ed")) or t.lower_ in ("pass", "run", "finish", "land",

@@ -78,6 +78,7 @@ class EntityTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
         # Quantities, identifiers and handles are referents of their own kinds already.
         blocked: set[int] = set()
         v = view(doc)

@@ -105,6 +105,7 @@ class IdentifierExtractor:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
         ensure_group(doc, HANDLE_KEY)
         text = view(doc).text
         handles, idents, not_dotted = _patterns()

@@ -134,6 +134,7 @@ class NegationTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
         ensure_group(doc, COND_KEY)
         accurate = self.use_dependencies and doc.has_annotation("DEP")
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity

@@ -335,7 +335,7 @@ def _not_a_quantity_at(text: str, idx: int) -> bool:
 def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> Token | None:
     """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout)."""
     rule = _measured_by_rule(doc, first, num_tok, unit_end)
-    if rule is not None or not (accurate and doc.has_annotation("DEP")):
+    if rule is not None or not accurate:
         return rule
     tok: Token = doc[num_tok]
     head = tok.head if tok.dep_ in ("nummod", "quantmod", "compound") else tok
@@ -426,6 +426,7 @@ class QuantityExtractor:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
         v = view(doc)
         excluded = _excluded(doc)
         accurate = self.use_dependencies and doc.has_annotation("DEP")

@@ -38,7 +38,7 @@ def _description(doc: Doc, start: int, accurate: bool) -> tuple[int, str, str]:
     """(end token, head, modifiers) of the noun phrase starting at token ``start``."""
     lex = _lex()
     bad_first = frozenset(lex["not_after_determiner"])
-    if accurate and doc.has_annotation("TAG") and start < len(doc):
+    if accurate and start < len(doc):
         # The parse knows where the noun phrase ends: walk to its head noun.
         j = start
         last = -1

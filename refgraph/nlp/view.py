@@ -43,11 +43,17 @@ class DocView:
         return max(start, i - RADIUS), min(end, i + RADIUS + 1)
 
 
-def view(doc: Doc) -> DocView:
-    """The doc's view, computed on first use and kept in ``doc.user_data``."""
+def view(doc: Doc, *, refresh: bool = False) -> DocView:
+    """The doc's view, computed on first use and kept in ``doc.user_data``.
+
+    Each component calls it once with ``refresh=True`` (a component may run after a
+    sentencizer that ran after the previous one); lookups inside a component reuse it.
+    ``has_annotation`` scans every token, so it must not run per lookup.
+    """
     cached = doc.user_data.get(_KEY)
+    if cached is not None and len(cached[1]) == len(doc) and not refresh:
+        return DocView(*cached[:3])
     has_sents = doc.has_annotation("SENT_START")
-    # Rebuilt when sentence bounds appear after the first use (a sentencizer added later).
     if cached is not None and len(cached[1]) == len(doc) and cached[3] == has_sents:
         return DocView(*cached[:3])
     n = len(doc)
