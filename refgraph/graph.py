@@ -116,6 +116,7 @@ class _Builder:
         self.ref_of: dict[str, str] = {}  # occurrence node -> referent it uses or defines
         self.heads: dict[str, list[tuple[int, str]]] = {}  # head word -> occurrences
         self.constraints: list[tuple[int, str]] = []
+        self.mentions: list[tuple[int, str]] = []
         self.pending: list[tuple[str, dict[str, Any]]] = []  # deictics, in document order
 
     # nodes and edges -------------------------------------------------------------------------
@@ -193,6 +194,7 @@ class _Builder:
             self.edge(nid, rid, EdgeKind.USES)
             self.ref_of[nid] = rid
             self.heads.setdefault(str(a["head"]).lower(), []).append((g.start, nid))
+            self.mentions.append((g.start, nid))
         elif kind is NodeKind.QUANTITY and "measured" in a:
             measured = str(a["measured"])
             ident = referent_id(RefKind.IDENTIFIER, measured)
@@ -267,6 +269,7 @@ class _Builder:
         for lst in self.heads.values():
             lst.sort()
         self.constraints.sort()
+        self.mentions.sort()
         sentence_starts = [(self.nodes[s]["start"], s) for s in self.sentences]
         for nid, a in self.pending:
             d = self.nodes[nid]
@@ -279,6 +282,10 @@ class _Builder:
                 target = _latest_before(self.heads.get(head, []), start)
             if target is None and not head and a.get("deictic_kind") == "discourse":
                 target = _latest_before(sentence_starts, start, ends=self.nodes)
+            if target is None and a.get("deictic_kind") == "pronoun":
+                # No coreference model: the nearest earlier mention is the candidate, which is
+                # what a reader checks first; a pronoun with no mention before it is dangling.
+                target = _latest_before(self.mentions, start, ends=self.nodes)
             if target is not None:
                 self.edge(nid, target, EdgeKind.REFERS_TO)
             d["resolved"] = target is not None

@@ -205,3 +205,12 @@ def test_binary_bytes_are_refused() -> None:
     with pytest.raises(refgraph.InputError, match="binary"):
         build_graph(b"\x00\x01\x02 binary", mode="fast")  # type: ignore[arg-type]
     assert build_graph("caf\u00e9 is 3 km away".encode(), mode="fast").number_of_nodes() > 0  # type: ignore[arg-type]
+
+
+def test_pronoun_resolves_to_nearest_earlier_mention_in_accurate_mode() -> None:
+    G = build_graph("The cache expired. It was rebuilt.", mode="accurate")
+    (it,) = [n for n, d in G.nodes(data=True) if d["kind"] == "deictic" and d["text"] == "It"]
+    (target,) = [v for _, v, k in G.out_edges(it, keys=True) if k == EdgeKind.REFERS_TO]
+    assert G.nodes[target]["text"] == "cache"
+    G2 = build_graph("It was rebuilt.", mode="accurate")
+    assert [d["resolved"] for _, d in G2.nodes(data=True) if d["kind"] == "deictic"] == [False]
