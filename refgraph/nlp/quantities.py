@@ -426,8 +426,7 @@ class QuantityExtractor:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
-        v = view(doc)
+        v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         excluded = _excluded(doc)
         accurate = self.use_dependencies and doc.has_annotation("DEP")
         done = -1  # tokens before this index are consumed
