@@ -21,7 +21,7 @@ from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
-from .nlp.view import SEED_KEY, make_doc, view
+from .nlp.view import NO_SPANS_KEY, SEED_KEY, make_doc, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -73,7 +73,7 @@ class Parser:
         if longest >= self.nlp.max_length:
             self.nlp.max_length = longest + 1
         with gc_paused():
-            docs = (make_doc(self.nlp, b.text) for b in prose)
+            docs = (make_doc(self.nlp, b.text, spans=False) for b in prose)
             for block, doc in zip(prose, self.nlp.pipe(docs), strict=True):
                 self._store(block, doc)
             for block in raw:
@@ -126,6 +126,7 @@ def raw_doc(nlp: Language, text: str) -> Doc:
             spaces.append(False)
     doc = Doc(nlp.vocab, words=words, spaces=spaces)
     doc.user_data[SEED_KEY] = text
+    doc.user_data[NO_SPANS_KEY] = True
     return doc
 
 

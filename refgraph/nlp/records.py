@@ -13,6 +13,7 @@ from typing import Any
 from spacy.tokens import Doc
 
 from ..model import NodeKind, Scalar
+from .view import NO_SPANS_KEY
 
 _KEY = "rg_records"
 
@@ -71,6 +72,8 @@ def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label:
     """
     rec = Record(kind.value, start, end, {k: v for k, v in attrs.items() if v is not None})
     _raw(doc).append([rec.kind, rec.start, rec.end, rec.attrs])
+    if doc.user_data.get(NO_SPANS_KEY):
+        return rec  # the graph builder reads records only; spans are for people and spaCy tools
     span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
     if span is not None:
         if span_key in doc.spans:

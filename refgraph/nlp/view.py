@@ -16,7 +16,8 @@ from spacy.tokens import Doc, Span
 
 _KEY = "rg_view"
 RADIUS = 80  # tokens: the widest window a rule looks at around a cue
-SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
+SEED_KEY = "rg_text"
+NO_SPANS_KEY = "rg_no_spans"  # set on docs made only to build a graph  # set by a caller that already holds the text (doc.text rebuilds it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +78,13 @@ def sentence_window(doc: Doc, i: int) -> Span:
     return doc[start:end]
 
 
-def make_doc(nlp: Language, text: str) -> Doc:
-    """``nlp.make_doc(text)`` that remembers ``text``, so components need not rebuild it."""
+def make_doc(nlp: Language, text: str, *, spans: bool = True) -> Doc:
+    """``nlp.make_doc(text)`` that remembers ``text``, so components need not rebuild it.
+
+    ``spans=False`` skips mirroring records into ``doc.spans`` (the graph needs records only).
+    """
     doc = nlp.make_doc(text)
     doc.user_data[SEED_KEY] = text
+    if not spans:
+        doc.user_data[NO_SPANS_KEY] = True
     return doc
