@@ -16,8 +16,8 @@ from spacy.tokens import Doc, Span
 
 _KEY = "rg_view"
 RADIUS = 80  # tokens: the widest window a rule looks at around a cue
-SEED_KEY = "rg_text"
-NO_SPANS_KEY = "rg_no_spans"  # set on docs made only to build a graph  # set by a caller that already holds the text (doc.text rebuilds it)
+SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
+NO_SPANS_KEY = "rg_no_spans"  # set on docs made only to build a graph
 
 
 @dataclass(frozen=True, slots=True)
