@@ -1,0 +1,254 @@
+"""Numbers in text: digits, spelled numbers, fractions, scientific notation, and the digit
+strings that are not quantities at all (dates, clock times, versions, addresses, codes, years,
+names such as "Python 3").
+
+The quantity component (``quantities.py``) reads units, bounds and ranges around what this
+module parses; the lexicons are ``models/lexicon/quantities.json`` and
+``models/patterns/not_quantities.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from spacy.tokens import Doc
+
+from ..resources import load_json
+from ..units import lookup_unit
+
+NUMBER = re.compile(
+    r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
+TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)(?:×10\^?|[xX]10\^)([−-]?\d{1,3})$")
+TIMES_TEN_HEAD = re.compile(r"^(\d+(?:\.\d+)?)[×xX]10$")
+FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
+RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
+NUMBER_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
+CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
+                    "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
+                    "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY"}
+SPELLED_SCALES = frozenset({"thousand", "million", "billion", "trillion"})
+SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9,
+                         "tn": 1e12}
+
+
+@cache
+def lexicon() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "quantities.json")
+    units = load_json("lexicon", "units.json")
+    data["scale"] = units["scale"]
+    data["per"] = set(units["per"])
+    # Bound phrases indexed by the word next to the number, longest first, so a number costs
+    # one dict lookup on each side instead of a scan of every phrase.
+    data["before_phrases"] = _index(data["bounds_before"], last=True)
+    data["after_phrases"] = _index(data["bounds_after"], last=False)
+    data["spelled_re"] = re.compile(
+        r"[0-9½¼¾⅓⅔⅕⅛⅜⅝⅞]+|\b(?:" + "|".join(
+            re.escape(w) for w in sorted(data["spelled"], key=len, reverse=True)) + r")\b",
+        re.IGNORECASE)
+    return data
+
+
+def _index(phrases: dict[str, str], *, last: bool) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for phrase, bound in phrases.items():
+        words = tuple(phrase.split())
+        index.setdefault(words[-1] if last else words[0], []).append((words, bound))
+    for items in index.values():
+        items.sort(key=lambda wb: -len(wb[0]))
+    return index
+
+
+@cache
+def _not_quantity_re() -> re.Pattern[str]:
+    """All not-a-quantity patterns as one alternation (file order decides ties)."""
+    parts = []
+    for p in load_json("patterns", "not_quantities.json")["patterns"]:
+        parts.append(f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})")
+    return re.compile("|".join(parts))
+
+
+_CLEAN_BEFORE = frozenset(" \t\n(\"'[$€£¥~<>=")
+_CLEAN_AFTER = frozenset(" \t\n,;)\"']!?%")
+_MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                     "nov", "dec"})
+_LABELS = frozenset({"r", "rev", "pr", "issue", "ticket"})  # as in not_quantities.json
+_CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
+_WINDOW = 40  # characters on each side of a number that a date, version or address can span
+
+
+@dataclass(slots=True)
+class Num:
+    value: float
+    start: int  # first token index
+    end: int  # one past the last token index
+    spelled: bool = False
+    glued_unit: str = ""  # unit text glued to the digits ("30s", "5GB")
+    glued_at: int = 0  # char offset where the glued unit starts
+    high: float | None = None  # "3.5–4.0" written as one token
+
+
+def parse_number(doc: Doc, i: int) -> Num | None:
+    tok = doc[i]
+    text = tok.text
+    lex = lexicon()
+    if NUMBER.match(text):
+        value = float(text.replace(",", ""))
+        if not math.isfinite(value):
+            return None  # "1e400"
+        end = i + 1
+        # "2½", "3 ½", "2 1/2"
+        if end < len(doc) and doc[end].text in lex["fractions"]:
+            value += lex["fractions"][doc[end].text]
+            end += 1
+        elif end < len(doc) and text.isdigit() and FRACTION.match(doc[end].text):
+            num, den = FRACTION.match(doc[end].text).groups()  # type: ignore[union-attr]
+            if 0 < int(num) < int(den):
+                value += int(num) / int(den)
+                end += 1
+        return Num(value, i, end)
+    rng = RANGE_TOKEN.match(text)
+    if rng and float(rng.group(2)) > float(rng.group(1)):
+        return Num(float(rng.group(1)), i, i + 1, high=float(rng.group(2)))
+    frac = FRACTION.match(text)
+    if frac and int(frac.group(2)) > 0:
+        return Num(int(frac.group(1)) / int(frac.group(2)), i, i + 1)
+    if text in lex["fractions"]:
+        return Num(lex["fractions"][text], i, i + 1)
+    sci = TIMES_TEN.match(text)
+    end = i + 1
+    head = TIMES_TEN_HEAD.match(text)
+    if head and i + 2 < len(doc) and doc[i + 1].text == "^" and doc[i].whitespace_ == "" \
+            and doc[i + 1].whitespace_ == "" and re.fullmatch(r"[−-]?\d{1,3}", doc[i + 2].text):
+        sci, end = re.match(r"(.*)", ""), i + 3  # "3x10", "^", "8" as the tokenizer splits it
+        mantissa, exp_text = head.group(1), doc[i + 2].text
+    elif sci:
+        mantissa, exp_text = sci.group(1), sci.group(2)
+    if sci:  # "2.48×10−5", "3x10^8"
+        exponent = int(exp_text.replace("−", "-"))
+        if abs(exponent) > 300:
+            return None  # beyond a float: not a measurement anyone can compare
+        return Num(float(mantissa) * 10.0 ** exponent, i, end)
+    glued = NUMBER_GLUED.match(text)
+    if glued:
+        num, rest = glued.groups()
+        if rest[:1] in lex["fractions"]:
+            return Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
+        if rest[:1] in "xX×" and rest[1:2].isdigit():
+            return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
+        if len(rest) >= 2 and rest.isalpha() and rest.isupper() and lookup_unit(rest) is None \
+                and rest.lower() not in SCALE_AFTER_CURRENCY:
+            return None  # "860BOX", "2FA": a product or error code, not a measurement
+        return Num(float(num.replace(",", "")), i, i + 1, glued_unit=rest,
+                    glued_at=tok.idx + len(num))
+    return parse_spelled(doc, i)
+
+
+def parse_spelled(doc: Doc, i: int) -> Num | None:
+    lex = lexicon()
+    spelled: dict[str, float] = lex["spelled"]
+    mult: dict[str, float] = lex["multipliers"]
+    first = doc[i].lower_
+    if first == "a" and i + 1 < len(doc) and f"a {doc[i + 1].lower_}" in spelled:
+        return Num(spelled[f"a {doc[i + 1].lower_}"], i, i + 2, spelled=True)
+    if first not in spelled or first in mult or first == "half":
+        return None
+    total = 0.0
+    current = 0.0
+    j = i
+    while j < len(doc):
+        w = doc[j].lower_
+        if w == "-" and j + 1 < len(doc) and doc[j + 1].lower_ in spelled and j > i:
+            j += 1
+            continue
+        if w == "and" and j > i and j + 1 < len(doc) and doc[j + 1].lower_ in spelled \
+                and doc[j + 1].lower_ not in mult:
+            j += 1
+            continue
+        if w not in spelled or w in ("half", "dozen"):
+            break
+        v = spelled[w]
+        if w in mult:
+            if w == "hundred":
+                current = (current or 1) * v
+            else:
+                total += (current or 1) * v
+                current = 0
+        else:
+            current += v
+        j += 1
+    while j > i and doc[j - 1].lower_ in ("-", "and"):
+        j -= 1
+    value = total + current
+    k = j + 1 if j < len(doc) and doc[j].text == "-" else j
+    if k < len(doc) and doc[k].lower_ in lex["denominators"] and total == 0 and current < 20:
+        return Num(current / lex["denominators"][doc[k].lower_], i, k + 1, spelled=True)
+    # A lone "one" is nearly always a pronoun ("the one that failed"): keep it only with a unit.
+    return Num(value, i, j, spelled=True)
+
+
+def not_a_quantity_at(text: str, idx: int) -> bool:
+    """Whether the number at ``idx`` is part of a date, time, version, address or hash.
+
+    The patterns only ever span a number's own word and its neighbours ("Nov 3, 2026",
+    "10:02:11", "v1.2.3"), so they run on a short window around it: a pass of every pattern
+    over the whole text cost more than the rest of the component.
+    """
+    n = len(text)
+    j = idx
+    while j < n and text[j].isdigit():
+        j += 1
+    before = text[idx - 1] if idx else " "
+    after = text[j] if j < n else " "
+    if before in _CLEAN_BEFORE and after in _CLEAN_AFTER:
+        # A free-standing integer: only a month name or am/pm next to it can make it a date
+        # or a time; skip the (slow) pattern scan otherwise.
+        prev_words = [w.lower() for w in text[max(0, idx - 24):idx].split()[-2:]]
+        next_word = (text[j:j + 12].split()[:1] or [""])[0].lower().rstrip(".,")
+        if not any(w[:3] in _MONTHS for w in prev_words) and \
+                not (prev_words and prev_words[-1] in _LABELS) and \
+                next_word[:3] not in _MONTHS and next_word not in _CLOCK:
+            return False
+    lo = max(0, idx - _WINDOW)
+    hi = min(n, idx + _WINDOW)
+    for m in _not_quantity_re().finditer(text, lo, hi):
+        if m.start() <= idx < m.end():
+            # A match made only of digits excludes nothing (the hex pattern matches "1234567").
+            return not m.group().isdigit()
+        if m.start() > idx:
+            break
+    return False
+
+
+def is_year(doc: Doc, num: Num, sent_lo: int) -> bool:
+    """A bare 4-digit year after a temporal word or a month: "in 2019", "April 2018"."""
+    tok = doc[num.start]
+    if num.end != num.start + 1 or not tok.text.isdigit() or len(tok.text) != 4:
+        return False
+    if not 1800 <= int(tok.text) <= 2100 or num.start == sent_lo:
+        return False
+    return doc[num.start - 1].lower_ in lexicon()["year_before"]
+
+
+def after_name(doc: Doc, i: int, sent_lo: int) -> bool:
+    """ "iPhone 12", "Game 7", "Python 3": an integer right after a capitalised name."""
+    if i == sent_lo or not doc[i].text.isdigit():
+        return False
+    prev = doc[i - 1]
+    return (prev.is_alpha and prev.text[:1].isupper() and not prev.is_upper
+            and not prev.is_sent_start
+            and prev.text not in CURRENCY_PREFIX and lookup_unit(prev.text) is None
+            and prev.whitespace_ != "")
+
+
+def is_label_number(doc: Doc, i: int) -> bool:
+    """ "Incident 4471", "ticket #88213", "step 3 of": a number that names, not measures."""
+    if i == 0 or not doc[i].text.isdigit():
+        return False
+    prev = doc[i - 1]
+    if prev.text == "#":
+        return True
+    return prev.lower_ in lexicon()["label_nouns"]
