@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _graph(args: argparse.Namespace) -> int:
     text = read_text(args.file)
-    G = build_graph(text, mode=args.mode)
+    G = _build_with_progress(text, args.mode)
     out = sys.stdout
     if args.format == "json":
         json.dump(to_node_link(G), out, ensure_ascii=False, indent=1)
@@ -85,6 +85,21 @@ def _graph(args: argparse.Namespace) -> int:
     else:
         out.write(format_graph(G, text))
     return 0
+
+
+def _build_with_progress(text: str, mode: str) -> RefGraph:
+    """Build the graph, with a progress bar on a terminal when the text is long."""
+    if len(text) < 50_000 or not sys.stderr.isatty():
+        return build_graph(text, mode=mode)  # type: ignore[arg-type]
+    from rich.progress import Progress  # only a terminal needs it
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(f"parsing ({mode} mode)", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return build_graph(text, mode=mode, progress=update)  # type: ignore[arg-type]
 
 
 class _Lines:

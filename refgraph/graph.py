@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import networkx as nx
@@ -53,7 +53,8 @@ def check_text(text: object, what: str = "text") -> str:
     return text
 
 
-def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = None) -> RefGraph:
+def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = None,
+                progress: Callable[[int, int], None] | None = None) -> RefGraph:
     """Build the referent graph of ``text``.
 
     Parameters
@@ -64,6 +65,8 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
         Trained English pipeline plus rules, or ``spacy.blank("en")`` plus rules.
     parser : Parser, optional
         Reuse a parser (and its block cache); by default a process-wide one per mode.
+    progress : callable, optional
+        Called as ``progress(done, total)`` while blocks are parsed (for progress bars).
 
     Returns
     -------
@@ -79,7 +82,7 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
     text = check_text(text)
     parser = parser or default_parser(mode)
     blocks = split_blocks(text)
-    parsed = parser.parse(blocks)
+    parsed = parser.parse(blocks, progress=progress)
     return assemble(text, blocks, parsed, mode=parser.mode)
 
 

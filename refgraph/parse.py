@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from spacy.language import Language
@@ -57,8 +57,12 @@ class Parser:
         self.parses = 0  # blocks actually run through spaCy
         self.hits = 0
 
-    def parse(self, blocks: Sequence[Block]) -> list[ParsedBlock]:
-        """Parsed blocks in the order given, parsing only those not cached."""
+    def parse(self, blocks: Sequence[Block], *,
+              progress: Callable[[int, int], None] | None = None) -> list[ParsedBlock]:
+        """Parsed blocks in the order given, parsing only those not cached.
+
+        ``progress(done, total)`` is called as blocks are parsed (total counts uncached blocks).
+        """
         keys = [(b.kind.value, b.text) for b in blocks]
         missing: dict[tuple[str, str], Block] = {}
         for key, block in zip(keys, blocks, strict=True):
@@ -72,12 +76,17 @@ class Parser:
         longest = max((len(b.text) for b in prose), default=0)
         if longest >= self.nlp.max_length:
             self.nlp.max_length = longest + 1
+        total = len(missing)
         with gc_paused():
             docs = (make_doc(self.nlp, b.text, spans=False) for b in prose)
-            for block, doc in zip(prose, self.nlp.pipe(docs), strict=True):
+            for n, (block, doc) in enumerate(zip(prose, self.nlp.pipe(docs), strict=True), 1):
                 self._store(block, doc)
+                if progress is not None and n % 64 == 0:
+                    progress(n, total)
             for block in raw:
                 self._store(block, self._raw_doc(block.text))
+        if progress is not None:
+            progress(total, total)
         results = [self._cache[k] for k in keys]
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

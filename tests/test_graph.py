@@ -214,3 +214,11 @@ def test_pronoun_resolves_to_nearest_earlier_mention_in_accurate_mode() -> None:
     assert G.nodes[target]["text"] == "cache"
     G2 = build_graph("It was rebuilt.", mode="accurate")
     assert [d["resolved"] for _, d in G2.nodes(data=True) if d["kind"] == "deictic"] == [False]
+
+
+def test_progress_reports_parsed_blocks() -> None:
+    calls: list[tuple[int, int]] = []
+    text = "\n\n".join(f"Block {i} has {i} rows." for i in range(150))
+    build_graph(text, parser=Parser("fast"), progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (150, 150)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
