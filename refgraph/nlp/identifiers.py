@@ -29,7 +29,7 @@ class _Pattern:
     kind: str
     regex: re.Pattern[str]
     group: int
-    requires: str  # the pattern cannot match a text without this substring
+    gate: re.Pattern[str]  # the pattern cannot match a text this cheap regex does not match
 
 
 @cache
@@ -38,7 +38,7 @@ def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
 
     def compile_all(items: list[dict[str, object]]) -> list[_Pattern]:
         return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])),
-                         int(str(it.get("group", 0))), str(it.get("requires", "")))
+                         int(str(it.get("group", 0))), re.compile(str(it["gate"])))
                 for it in items]
 
     return compile_all(data["handles"]), compile_all(data["identifiers"]), frozenset(
@@ -111,7 +111,7 @@ class IdentifierExtractor:
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
         for pat in handles:
-            if pat.requires not in text:
+            if not pat.gate.search(text):
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
@@ -127,7 +127,7 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
-            if pat.requires not in text:
+            if not pat.gate.search(text):
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
