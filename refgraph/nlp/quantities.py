@@ -271,13 +271,18 @@ class QuantityExtractor:
             end_tok = num.end
         elif unit is None:
             found = _unit_at(doc, j, sent_hi)
+            skip = 0
             if found is None and j + 1 < sent_hi and doc[j].text == "-" and \
                     doc[j - 1].whitespace_ == "" and doc[j].whitespace_ == "":
                 found = _unit_at(doc, j + 1, sent_hi)  # "a 30-second timeout"
                 if found is not None and found[0] not in _words_lexicon().values():
                     found = None
+                skip = 1
+            elif found is None and j + 1 < sent_hi and doc[j].lower_ in lex["unit_adjectives"]:
+                found = _unit_at(doc, j + 1, sent_hi)  # "5 business days", "3 full minutes"
+                skip = 1
             if found is not None:
-                u0 = j + 1 if doc[j].text == "-" else j
+                u0 = j + skip if doc[j].text == "-" else j
                 unit, end_tok = found
                 unit, end_tok = _compound(doc, unit, end_tok, sent_hi)
                 unit_text = doc[u0:end_tok].text

@@ -119,3 +119,10 @@ def test_quantity_notations(nlp: Language, text: str, magnitude: float,
                                   "Upgrade to Python 3 first."])
 def test_codes_years_and_names_are_not_quantities(nlp: Language, text: str) -> None:
     assert extract(nlp, text, "quantity") == []
+
+
+@pytest.mark.parametrize(("text", "unit"), [("Refunds arrive within 5 business days.", "day"),
+                                            ("Wait 3 full minutes.", "minute")])
+def test_adjective_between_number_and_unit(nlp: Language, text: str, unit: str) -> None:
+    (q,) = extract(nlp, text, "quantity")
+    assert q.attrs["unit"] == unit
