@@ -225,153 +225,211 @@ class QuantityExtractor:
             done = max(done, i)
         return doc
 
-    def _emit(self, doc: Doc, num: Num, accurate: bool,
-              excluded: _Spans) -> int:
-        lex = lexicon()
-        sent_lo, sent_hi = view(doc).window(num.start)
-        value = num.value
-        j = num.end
-        first_tok = num.start
-        start_char = doc[num.start].idx
-        unit: str | None = None
-        unit_text = ""
-        # Currency written before the number: "$5", "USD 20", "€3.5m".
-        if num.start > sent_lo:
-            prev = doc[num.start - 1]
-            cur = CURRENCY_PREFIX.get(prev.text) or CURRENCY_PREFIX.get(prev.lower_) \
-                if (prev.text in CURRENCY_PREFIX or prev.text.isupper()) else None
-            if cur:
-                unit, unit_text = cur, prev.text
-                first_tok = num.start - 1
-                start_char = prev.idx
-        # Scale: "20 million", "5k", "$3.5bn".
-        glued = num.glued_unit
-        scale_words: dict[str, float] = lex["scale"]
-        if glued:
-            low = glued.lower()
-            if unit and low in SCALE_AFTER_CURRENCY:
-                value *= SCALE_AFTER_CURRENCY[low]
-                glued = ""
-            elif glued in ("k", "K"):
-                value *= 1e3
-                glued = ""
-            elif glued == "s" and value.is_integer() and 1500 <= value < 2100 and value % 10 == 0:
-                glued = ""  # "the 1960s": a decade, not 1960 seconds
-        elif j < sent_hi and doc[j].lower_ in scale_words and doc[j].is_alpha and (
-                (not num.spelled and (len(doc[j].text) > 2 or unit is not None))
+    def _emit(self, doc: Doc, num: Num, accurate: bool, excluded: _Spans) -> int:
+        """Read the quantity around ``num``, record it, return the token index after it."""
+        r = _Reading(doc, num, *view(doc).window(num.start))
+        r.currency_before()
+        r.scale()
+        r.unit_after()
+        r.negative()
+        if num.spelled and r.unit is None and r.value == 1:
+            return num.end  # "one" alone: a pronoun far more often than a count
+        r.range(excluded)
+        if r.unit is None and not num.spelled and is_year(doc, num, r.lo):
+            return num.end  # "in 2019", "since 1985": a date, not a measurement
+        if r.unit is None and r.high is None and after_name(doc, num.start, r.lo):
+            return num.end  # "iPhone 12", "S&P 500", "Python 3": part of a name
+        r.bounds()
+        end = max(r.end_tok, num.end)
+        if not math.isfinite(r.value) or (r.high is not None and not math.isfinite(r.high)):
+            return end  # scaled past a float's range: no usable magnitude
+        start_char, end_char = r.char_span()
+        attrs = r.attrs(_measured(doc, r.first_tok, num.start, r.end_tok, accurate))
+        add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
+        return end
+
+
+class _Reading:
+    """One quantity being read outward from its number: each step may widen the token range
+    [first_tok, end_tok) and fill in the unit, scale, range or bound."""
+
+    def __init__(self, doc: Doc, num: Num, lo: int, hi: int) -> None:
+        self.doc, self.num, self.lo, self.hi = doc, num, lo, hi
+        self.lex = lexicon()
+        self.value = num.value
+        self.high: float | None = num.high
+        self.unit: str | None = None
+        self.unit_text = ""
+        self.first_tok = num.start
+        self.start_char = doc[num.start].idx
+        self.j = num.end  # next token to read after the number (and its scale word)
+        self.end_tok = num.end
+        self.glued = num.glued_unit
+        self.bound = "="
+
+    def currency_before(self) -> None:
+        """ "$5", "USD 20", "€3.5m": a currency written before the number."""
+        doc, num = self.doc, self.num
+        if num.start <= self.lo:
+            return
+        prev = doc[num.start - 1]
+        cur = CURRENCY_PREFIX.get(prev.text) or CURRENCY_PREFIX.get(prev.lower_) \
+            if (prev.text in CURRENCY_PREFIX or prev.text.isupper()) else None
+        if cur:
+            self.unit, self.unit_text = cur, prev.text
+            self.first_tok = num.start - 1
+            self.start_char = prev.idx
+
+    def scale(self) -> None:
+        """ "20 million", "5k", "$3.5bn"; "the 1960s" is a decade, not seconds."""
+        doc, num, j = self.doc, self.num, self.j
+        scale_words: dict[str, float] = self.lex["scale"]
+        if self.glued:
+            low = self.glued.lower()
+            if self.unit and low in SCALE_AFTER_CURRENCY:
+                self.value *= SCALE_AFTER_CURRENCY[low]
+                self.glued = ""
+            elif self.glued in ("k", "K"):
+                self.value *= 1e3
+                self.glued = ""
+            elif self.glued == "s" and self.value.is_integer() and 1500 <= self.value < 2100 \
+                    and self.value % 10 == 0:
+                self.glued = ""
+        elif j < self.hi and doc[j].lower_ in scale_words and doc[j].is_alpha and (
+                (not num.spelled and (len(doc[j].text) > 2 or self.unit is not None))
                 or (num.spelled and doc[j].lower_ in SPELLED_SCALES)):
-            value *= scale_words[doc[j].lower_]
-            j += 1
-        # Unit after the number (glued or separate), unless a currency came first.
-        end_tok = j
-        if glued:
-            hit = lookup_unit(glued) or lookup_unit(glued.rstrip(".,;:"))
-            if hit and unit is None:
-                unit, unit_text = hit, glued
-            end_tok = num.end
-        elif unit is None:
-            found = _unit_at(doc, j, sent_hi)
+            self.value *= scale_words[doc[j].lower_]
+            self.j = j + 1
+        self.end_tok = self.j
+
+    def unit_after(self) -> None:
+        """The unit after the number (glued or separate), unless a currency came first."""
+        doc, j, hi = self.doc, self.j, self.hi
+        if self.glued:
+            hit = lookup_unit(self.glued) or lookup_unit(self.glued.rstrip(".,;:"))
+            if hit and self.unit is None:
+                self.unit, self.unit_text = hit, self.glued
+            self.end_tok = self.num.end
+        elif self.unit is None:
+            found = _unit_at(doc, j, hi)
             skip = 0
-            if found is None and j + 1 < sent_hi and doc[j].text == "-" and \
+            if found is None and j + 1 < hi and doc[j].text == "-" and \
                     doc[j - 1].whitespace_ == "" and doc[j].whitespace_ == "":
-                found = _unit_at(doc, j + 1, sent_hi)  # "a 30-second timeout"
+                found = _unit_at(doc, j + 1, hi)  # "a 30-second timeout"
                 if found is not None and found[0] not in _words_lexicon().values():
                     found = None
                 skip = 1
-            elif found is None and j + 1 < sent_hi and doc[j].lower_ in lex["unit_adjectives"]:
-                found = _unit_at(doc, j + 1, sent_hi)  # "5 business days", "3 full minutes"
+            elif found is None and j + 1 < hi and doc[j].lower_ in self.lex["unit_adjectives"]:
+                found = _unit_at(doc, j + 1, hi)  # "5 business days", "3 full minutes"
                 skip = 1
             if found is not None:
                 u0 = j + skip if doc[j].text == "-" else j
-                unit, end_tok = found
-                unit, end_tok = _compound(doc, unit, end_tok, sent_hi)
-                unit_text = doc[u0:end_tok].text
-            elif j < sent_hi and doc[j].text in ("%",):
-                unit, unit_text, end_tok = "percent", "%", j + 1
-        elif unit_text and unit_text == doc[first_tok].text and end_tok == j:
-            unit, end_tok = _compound(doc, unit, j, sent_hi)  # "$15.4/hour", "$350 per kg"
-            if end_tok > j:
-                unit_text = f"{unit_text} {doc[j:end_tok].text}"
-        if (num.start > sent_lo and doc[num.start - 1].lower_ in ("minus", "negative")) or (
-                num.start > sent_lo + 1 and doc[num.start - 1].text == "-"
-                and doc[num.start - 2].lower_ == "minus"):
-            value = -value
-            first_tok = num.start - (1 if doc[num.start - 1].lower_ != "-" else 2)
-            start_char = doc[first_tok].idx
-        if num.spelled and unit is None and value == 1:
-            return num.end  # "one" alone: a pronoun far more often than a count
-        # Range: "2-4 s", "2 to 4 seconds", "between 2 and 4".
-        high: float | None = num.high
-        k = end_tok if high is None else sent_hi
-        if k + 1 < sent_hi and doc[k].lower_ in lex["range_joiners"]:
-            nxt = doc[k + 1].idx
-            other = None if excluded.covers(nxt) or not_a_quantity_at(
-                view(doc).text, nxt) else parse_number(doc, k + 1)
-            joiner = doc[k].lower_
-            opener = num.start > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]
-            if other is not None and (joiner in ("-", "–", "—", "to", "through") or opener):
-                hv = other.value
-                e2 = other.end
-                if e2 < sent_hi and not other.spelled and doc[e2].lower_ in scale_words \
-                        and len(doc[e2].text) > 2:
-                    hv *= scale_words[doc[e2].lower_]
-                    e2 += 1
-                u2 = _unit_at(doc, e2, sent_hi) if not other.glued_unit else None
-                if u2 is not None and unit is not None and u2[0] != unit:
-                    hv = -1.0  # "from 44 ml to 50 mg": two quantities, not a range
-                elif u2 is not None:
-                    unit2, e3 = _compound(doc, u2[0], u2[1], sent_hi)
-                    if unit is None:
-                        unit, unit_text = unit2, doc[e2:e3].text
-                    e2 = e3
-                elif other.glued_unit and unit is None:
-                    hit = lookup_unit(other.glued_unit)
-                    if hit:
-                        unit, unit_text = hit, other.glued_unit
-                if hv >= value:
-                    high = hv
-                    end_tok = e2
-        if unit is None and not num.spelled and is_year(doc, num, sent_lo):
-            return num.end  # "in 2019", "since 1985": a date, not a measurement
-        if unit is None and high is None and after_name(doc, num.start, sent_lo):
-            return num.end  # "iPhone 12", "S&P 500", "Python 3": part of a name
-        # Bounds: before ("more than 40") and after ("40 or more").
-        bound = "="
-        b = _match_phrase_before(doc, first_tok, sent_lo, lex["before_phrases"])
-        if b is None and first_tok > sent_lo and doc[first_tok - 1].lower_ in lex["range_openers"]:
-            b = (first_tok - 1, "=") if high is not None else None
+                self.unit, self.end_tok = _compound(doc, found[0], found[1], hi)
+                self.unit_text = doc[u0:self.end_tok].text
+            elif j < hi and doc[j].text == "%":
+                self.unit, self.unit_text, self.end_tok = "percent", "%", j + 1
+        elif self.unit_text and self.unit_text == doc[self.first_tok].text and self.end_tok == j:
+            self.unit, self.end_tok = _compound(doc, self.unit, j, hi)  # "$15.4/hour"
+            if self.end_tok > j:
+                self.unit_text = f"{self.unit_text} {doc[j:self.end_tok].text}"
+
+    def negative(self) -> None:
+        """ "minus 5", "negative 3", "minus-5 yards"."""
+        doc, start, lo = self.doc, self.num.start, self.lo
+        if (start > lo and doc[start - 1].lower_ in ("minus", "negative")) or (
+                start > lo + 1 and doc[start - 1].text == "-"
+                and doc[start - 2].lower_ == "minus"):
+            self.value = -self.value
+            self.first_tok = start - (1 if doc[start - 1].lower_ != "-" else 2)
+            self.start_char = doc[self.first_tok].idx
+
+    def range(self, excluded: _Spans) -> None:
+        """ "2-4 s", "2 to 4 seconds", "between 2 and 4"; "from 44 ml to 50 mg" is two."""
+        doc, lex, hi = self.doc, self.lex, self.hi
+        k = self.end_tok if self.high is None else hi
+        if not (k + 1 < hi and doc[k].lower_ in lex["range_joiners"]):
+            return
+        nxt = doc[k + 1].idx
+        other = None if excluded.covers(nxt) or not_a_quantity_at(
+            view(doc).text, nxt) else parse_number(doc, k + 1)
+        joiner = doc[k].lower_
+        opener = self.num.start > self.lo and \
+            doc[self.first_tok - 1].lower_ in lex["range_openers"]
+        if other is None or not (joiner in ("-", "–", "—", "to", "through") or opener):
+            return
+        scale_words: dict[str, float] = lex["scale"]
+        hv = other.value
+        e2 = other.end
+        if e2 < hi and not other.spelled and doc[e2].lower_ in scale_words \
+                and len(doc[e2].text) > 2:
+            hv *= scale_words[doc[e2].lower_]
+            e2 += 1
+        u2 = _unit_at(doc, e2, hi) if not other.glued_unit else None
+        if u2 is not None and self.unit is not None and u2[0] != self.unit:
+            return
+        if u2 is not None:
+            unit2, e3 = _compound(doc, u2[0], u2[1], hi)
+            if self.unit is None:
+                self.unit, self.unit_text = unit2, doc[e2:e3].text
+            e2 = e3
+        elif other.glued_unit and self.unit is None:
+            hit = lookup_unit(other.glued_unit)
+            if hit:
+                self.unit, self.unit_text = hit, other.glued_unit
+        if hv >= self.value:
+            self.high = hv
+            self.end_tok = e2
+
+    def bounds(self) -> None:
+        """Bounds before ("more than 40", "<= 2") or after ("40 or more") the number."""
+        doc, lex, lo, hi = self.doc, self.lex, self.lo, self.hi
+        b = _match_phrase_before(doc, self.first_tok, lo, lex["before_phrases"])
+        if b is None and self.first_tok > lo and \
+                doc[self.first_tok - 1].lower_ in lex["range_openers"]:
+            b = (self.first_tok - 1, "=") if self.high is not None else None
         if b is not None:
-            first_tok, bound = b
-            start_char = doc[first_tok].idx
-        else:
-            a = _match_phrase_after(doc, end_tok, sent_hi, lex["after_phrases"])
-            if a is not None and not (doc[end_tok].text == "+" and doc[end_tok].whitespace_ == " "
-                                      and end_tok + 1 < sent_hi and doc[end_tok + 1].like_num):
-                end_tok, bound = a
-                if unit is None:  # "40 or more replicas"
-                    found = _unit_at(doc, end_tok, sent_hi)
-                    if found is not None:
-                        u0 = end_tok
-                        unit, end_tok = _compound(doc, found[0], found[1], sent_hi)
-                        unit_text = doc[u0:end_tok].text
-        end_char = doc[end_tok - 1].idx + len(doc[end_tok - 1].text)
-        if unit_text.endswith(".") and lookup_unit(unit_text) is None and \
+            self.first_tok, self.bound = b
+            self.start_char = doc[self.first_tok].idx
+            return
+        end = self.end_tok
+        a = _match_phrase_after(doc, end, hi, lex["after_phrases"])
+        if a is None or (doc[end].text == "+" and doc[end].whitespace_ == " "
+                         and end + 1 < hi and doc[end + 1].like_num):
+            return
+        self.end_tok, self.bound = a
+        if self.unit is None:  # "40 or more replicas"
+            found = _unit_at(doc, self.end_tok, hi)
+            if found is not None:
+                u0 = self.end_tok
+                self.unit, self.end_tok = _compound(doc, found[0], found[1], hi)
+                self.unit_text = doc[u0:self.end_tok].text
+
+    def char_span(self) -> tuple[int, int]:
+        """Exact character offsets; a sentence's full stop after a unit ("2 s.") is left out."""
+        doc = self.doc
+        last = doc[self.end_tok - 1]
+        end_char = last.idx + len(last.text)
+        if self.unit_text.endswith(".") and lookup_unit(self.unit_text) is None and \
                 view(doc).text[end_char - 1] == ".":
             end_char -= 1
-            unit_text = unit_text[:-1]
-        if glued and end_tok == num.end and unit_text and not unit_text.endswith(glued):
-            end_char = num.glued_at + len(glued)
-        measured = _measured(doc, first_tok, num.start, end_tok, accurate)
-        if not math.isfinite(value) or (high is not None and not math.isfinite(high)):
-            return max(end_tok, num.end)  # scaled past a float's range: no usable magnitude
-        attrs: dict[str, Any] = {"magnitude": float(value), "bound": bound,
-                                 "spelled": num.spelled}
+            self.unit_text = self.unit_text[:-1]
+        glued = self.glued
+        if glued and self.end_tok == self.num.end and self.unit_text and \
+                not self.unit_text.endswith(glued):
+            end_char = self.num.glued_at + len(glued)
+        return self.start_char, end_char
+
+    def attrs(self, measured: Token | None) -> dict[str, Any]:
+        """Plain node data: magnitudes as floats, the unit normalised by pint."""
+        value, high, unit = self.value, self.high, self.unit
+        attrs: dict[str, Any] = {"magnitude": float(value), "bound": self.bound,
+                                 "spelled": self.num.spelled}
         if high is not None:
             attrs["magnitude_high"] = float(high)
         if unit:
             normd = normalise(value, unit)
             if normd is not None and math.isfinite(normd.base_magnitude):
-                attrs.update(unit=normd.unit, unit_text=unit_text,
+                attrs.update(unit=normd.unit, unit_text=self.unit_text,
                              base_magnitude=normd.base_magnitude, base_unit=normd.base_unit)
                 if high is not None:
                     nh = normalise(high, unit)
@@ -383,8 +441,7 @@ class QuantityExtractor:
             attrs["measured"] = _key_word(measured)
             attrs["measured_start"] = measured.idx
             attrs["measured_end"] = measured.idx + len(measured.text)
-        add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
-        return max(end_tok, num.end)
+        return attrs
 
 
 @Language.factory(
