@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import networkx as nx
@@ -186,8 +186,9 @@ class _Builder:
             rid = self.referent(RefKind.IDENTIFIER, name, g.start, g.end)
             self.edge(nid, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
             self.ref_of[nid] = rid
-            for word in _name_words(name):
-                self.heads.setdefault(word, []).append((g.start, nid))
+            head = _head_word(name)
+            if head:
+                self.heads.setdefault(head, []).append((g.start, nid))
         elif kind is NodeKind.HANDLE:
             rid = self.referent(RefKind.HANDLE, str(a["value"]), g.start, g.end)
             self.edge(nid, rid, EdgeKind.USES)
@@ -217,7 +218,8 @@ class _Builder:
     def _causal(self, bid: str, off: int, nid: str, g: Record) -> None:
         a = g.attrs
         c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
-        if "premise_start" not in a and bisect.bisect_right(self.sentence_ends, g.start) == 0:
+        before = bisect.bisect_right(self.sentence_ends, g.start)  # sentences ended before it
+        if "premise_start" not in a and before == 0:
             return  # "Therefore, ..." with no sentence before it: nothing to link
         concl = self.node(f"{bid}:claim@{c0 - off}-{c1 - off}", NodeKind.CLAIM, c0, c1,
                           role="conclusion")
@@ -229,7 +231,7 @@ class _Builder:
             self.edge(bid, prem, EdgeKind.CONTAINS)
         else:
             # "Therefore, B." rests on the sentence before it, wherever that is.
-            prem = self.sentences[bisect.bisect_right(self.sentence_ends, g.start) - 1]
+            prem = self.sentences[before - 1]
         self.edge(nid, prem, EdgeKind.SIGNALS, role="premise")
         self.edge(nid, concl, EdgeKind.SIGNALS, role="conclusion")
         self.edge(prem, concl, EdgeKind.SUPPORTS, connective=str(a["connective"]))
@@ -307,10 +309,10 @@ def _latest_before(items: list[tuple[int, str]], start: int,
     return None
 
 
-def _name_words(name: str) -> Iterable[str]:
+def _head_word(name: str) -> str:
     """The head word of an identifier, for matching descriptions: retry_budget -> budget."""
     parts = [p for p in name.replace(".", "_").replace("-", "_").lower().split("_") if p]
-    return parts[-1:] if parts else []
+    return parts[-1] if parts else ""
 
 
 def to_node_link(G: RefGraph) -> dict[str, Any]:

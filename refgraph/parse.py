@@ -21,7 +21,7 @@ from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
-from .nlp.view import NO_SPANS_KEY, SEED_KEY, make_doc, view
+from .nlp.view import make_doc, seed, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -133,10 +133,7 @@ def raw_doc(nlp: Language, text: str) -> Doc:
         else:
             words.append(tok)
             spaces.append(False)
-    doc = Doc(nlp.vocab, words=words, spaces=spaces)
-    doc.user_data[SEED_KEY] = text
-    doc.user_data[NO_SPANS_KEY] = True
-    return doc
+    return seed(Doc(nlp.vocab, words=words, spaces=spaces), text, spans=False)
 
 
 def _stripped(start: int, end: int, text: str) -> tuple[int, int]:

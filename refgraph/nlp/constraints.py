@@ -42,6 +42,12 @@ def _lex() -> dict[str, str]:
     return data
 
 
+@cache
+def _action_enders() -> frozenset[str]:
+    """Words that end the governed action; a condition word ("before") stays part of it."""
+    return clause_openers() - {"before", "after", "until", "unless"}
+
+
 def _clause_start(doc: Doc, sent: Span, i: int) -> bool:
     """Whether token i starts a clause: an imperative ("Do not ...", "- never ...")."""
     k = i - 1
@@ -118,14 +124,10 @@ def _clause_follows(doc: Doc, span: Span, parsed: bool) -> bool:
 def _governed(doc: Doc, sent: Span, span: Span, kind: str
               ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
     """(governed token range, condition token range) for the constraint cue ``span``."""
-    def clause_end(k: int) -> int:
-        while k < sent.end and doc[k].text not in (";", ".", "!", "?") and not (
-                doc[k].text == "," and kind != "limit"):
-            k += 1
-        return k
-
     if kind == "precondition":
-        cond_end = clause_end(span.end)
+        cond_end = span.end
+        while cond_end < sent.end and doc[cond_end].text not in (";", ".", "!", "?", ","):
+            cond_end += 1
         cond = trim(doc, span.end, cond_end)
         if not at_clause_start(doc, sent, span.start):
             gov = trim(doc, sent.start, span.start)  # "deploy only after tests pass"
@@ -149,7 +151,7 @@ def _governed(doc: Doc, sent: Span, span: Span, kind: str
         return (gov, None) if gov[0] < gov[1] else (None, None)
     end = span.end
     while end < sent.end and doc[end].text not in (";", ".", "!", "?", ",") and \
-            doc[end].lower_ not in clause_openers() - {"before", "after", "until", "unless"}:
+            doc[end].lower_ not in _action_enders():
         end += 1
     gov = trim(doc, span.end, end)
     return (gov, None) if gov[0] < gov[1] else (None, None)

@@ -134,8 +134,8 @@ class NegationTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
         ensure_group(doc, COND_KEY)
+        view(doc, refresh=True)  # sentence bounds may be new since the last component
         accurate = self.use_dependencies and doc.has_annotation("DEP")
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
         for span in longest_matches(self.cues, doc):
@@ -222,13 +222,13 @@ def _count(starts: list[int], lo: int, hi: int) -> int:
 def _introduces_clause(doc: Doc, span: Span, accurate: bool) -> bool:
     """'before tests pass' opens a clause; 'before noon' does not."""
     if accurate:
-        return doc[span.start].dep_ == "mark" or (doc[span.start].dep_ == "advmod" and \
-            doc[span.start].head.dep_ == "advcl")
+        first = doc[span.start]
+        return first.dep_ == "mark" or (first.dep_ == "advmod" and first.head.dep_ == "advcl")
     for tok in doc[span.end: min(len(doc), span.end + 6)]:
         if tok.is_punct:
             return False
-        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or (tok.lower_.endswith("s") \
-                and tok.i > span.end):
+        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or (
+                tok.lower_.endswith("s") and tok.i > span.end):
             return True
     return False
 
@@ -239,8 +239,9 @@ def _parts(doc: Doc, span: Span, sent: Span, accurate: bool
     marker_start, marker_end = span.start, span.end
     if accurate and doc[marker_start].dep_ == "mark":
         clause = doc[marker_start].head
-        lo = min(t.i for t in clause.subtree)
-        hi = max(t.i for t in clause.subtree) + 1
+        # The subtree's edges, clipped to the window (walking the subtree is O(n) per cue).
+        lo = max(clause.left_edge.i, sent.start)
+        hi = min(clause.right_edge.i + 1, sent.end)
         ante = trim(doc, marker_end, hi)
     else:
         hi = marker_end

@@ -94,7 +94,7 @@ class ReferenceTagger:
         self.resolve_pronouns = resolve_pronouns
         lex = _lex()
         self.phrases = phrase_matcher(nlp, {**lex["phrases"], **{
-            f"{d}": f"det:{k}" for d, k in lex["determiners"].items()}})
+            d: f"det:{k}" for d, k in lex["determiners"].items()}})
         self.pronouns = frozenset(lex["pronouns"])
 
     def __call__(self, doc: Doc) -> Doc:

@@ -79,11 +79,13 @@ def sentence_window(doc: Doc, i: int) -> Span:
 
 
 def make_doc(nlp: Language, text: str, *, spans: bool = True) -> Doc:
-    """``nlp.make_doc(text)`` that remembers ``text``, so components need not rebuild it.
+    """``nlp.make_doc(text)`` that remembers ``text``, so components need not rebuild it."""
+    return seed(nlp.make_doc(text), text, spans=spans)
 
-    ``spans=False`` skips mirroring records into ``doc.spans`` (the graph needs records only).
-    """
-    doc = nlp.make_doc(text)
+
+def seed(doc: Doc, text: str, *, spans: bool = True) -> Doc:
+    """Remember ``doc``'s text; ``spans=False`` skips mirroring records into ``doc.spans``
+    (the graph needs records only)."""
     doc.user_data[SEED_KEY] = text
     if not spans:
         doc.user_data[NO_SPANS_KEY] = True
