@@ -148,7 +148,8 @@ class NegationTagger:
                     continue  # "he was no doubt there": a sentence adverb
                 kind = "syntactic"
                 span = doc[span.start:span.start + 1]
-            if kind == "exception" and negs and negs[0][0] < span.start_char:
+            if kind == "exception" and negs and \
+                    negs[-1][0] >= doc[sentence_window(doc, span.start).start].idx:
                 continue  # "nothing ... except X" restates the negation, adds none
             if kind == "lexical" and span.end < len(doc) and doc[span.end].text == "-":
                 continue  # "absent-minded"

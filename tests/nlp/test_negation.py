@@ -70,3 +70,11 @@ def test_only_if_and_temporal_before(nlp: Language) -> None:
     assert extract(nlp, "We met before noon.", "conditional") == []
     (b,) = extract(nlp, "Do not call deploy before tests pass.", "conditional")
     assert b.attrs["cond_kind"] == "before"
+
+
+def test_exception_cue_is_dropped_only_after_a_negation_in_its_own_sentence(
+        nlp: Language) -> None:
+    text = "No rows matched. Retry all shards except shard 3."
+    assert [quote(text, r) for r in extract(nlp, text, "negation")] == ["No", "except"]
+    text = "Nothing ran except the smoke test."
+    assert [quote(text, r) for r in extract(nlp, text, "negation")] == ["Nothing"]
