@@ -37,6 +37,11 @@ def _lexicon() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     return data["cased"], data["words"], frozenset(data["never"])
 
 
+def unit_words() -> dict[str, str]:
+    """The lexicon's word forms ("seconds", "miles per hour") -> pint unit expression."""
+    return _lexicon()[1]
+
+
 def lookup_unit(surface: str) -> str | None:
     """The pint expression for a written unit (``"ms"`` -> ``"millisecond"``), or None."""
     cased, words, never = _lexicon()
@@ -55,7 +60,7 @@ def lookup_unit(surface: str) -> str | None:
 
 @cache
 def _pint_words() -> frozenset[str]:
-    """Every unit name, symbol and alias pint defines, lower-cased, plus SI-prefixed forms."""
+    """Every unit name, symbol and alias pint defines, lower-cased (prefixes are tried apart)."""
     ureg = registry()
     words: set[str] = set()
     for name, definition in ureg._units.items():  # pint keeps no public list of aliases

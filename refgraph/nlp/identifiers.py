@@ -105,9 +105,8 @@ class IdentifierExtractor:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
         ensure_group(doc, HANDLE_KEY)
-        text = view(doc).text
+        text = view(doc, refresh=True).text
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
         for pat in handles:

@@ -13,15 +13,13 @@ import bisect
 import itertools
 import math
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from ..model import NodeKind
-from ..resources import load_json
-from ..units import lookup_unit, normalise
+from ..units import lookup_unit, normalise, unit_words
 from .numbers import (
     CURRENCY_PREFIX,
     SCALE_AFTER_CURRENCY,
@@ -73,7 +71,7 @@ def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
     """Longest unit starting at token j: (pint expression, end token index)."""
     if j >= hi:
         return None
-    words = _words_lexicon()
+    words = unit_words()
     for n in (3, 2):
         if j + n > hi:
             continue
@@ -95,12 +93,6 @@ def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
     if hit:
         return hit, j + 1
     return None
-
-
-@cache
-def _words_lexicon() -> dict[str, str]:
-    words: dict[str, str] = load_json("lexicon", "units.json")["words"]
-    return words
 
 
 def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
@@ -316,7 +308,7 @@ class _Reading:
             if found is None and j + 1 < hi and doc[j].text == "-" and \
                     doc[j - 1].whitespace_ == "" and doc[j].whitespace_ == "":
                 found = _unit_at(doc, j + 1, hi)  # "a 30-second timeout"
-                if found is not None and found[0] not in _words_lexicon().values():
+                if found is not None and found[0] not in unit_words().values():
                     found = None
                 skip = 1
             elif found is None and j + 1 < hi and doc[j].lower_ in self.lex["unit_adjectives"]:
