@@ -1,9 +1,17 @@
 """Benchmark refgraph's spaCy extraction (quantities, negation, causal connectives) on public data.
 
-Run ``python benchmarks/extraction.py [--data DIR] [--mode fast|accurate|both] [--json OUT]``.
+Run ``python benchmarks/extraction.py [--data DIR] [--mode fast|accurate|both] [--json OUT]
+[--split all|dev|test] [--only KEY]... [--misses]``.
 The data live outside the repo (default ``../shared/data`` next to the repo root); nothing is
 copied. A missing dataset folder (or file) is reported as skipped. Every dataset is parsed with
 ``load_pipeline(mode)`` and scored only from ``refgraph.nlp.records(doc)``.
+
+Held-back split (``--split``): the rows of the quantity datasets (quantulum3, its ambiguity
+file, NewsQuant, Recognizers) are cut in two halves by a hash of the row's text (sha256, first
+byte even -> ``dev``, odd -> ``test``). Rules are developed by looking at misses on ``dev`` only
+(``--misses`` refuses any other split); ``test`` is the honest estimate for unseen text and
+``all`` (the default) is both. CD-SCO and the Causal News Corpus are not split: their dev/test
+files are already separate. ``--only KEY`` (quantulum3, newsquant, cdsco, causal) runs a subset.
 
 What is measured and how predictions are matched to gold:
 
@@ -64,6 +72,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import math
 import re
@@ -225,6 +234,29 @@ def _need(path: Path) -> Path:
     if not path.exists():
         raise Skip(f"not found: {path}")
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Held-back split of the quantity datasets
+
+SPLITS = ("all", "dev", "test")
+
+
+@dataclass(slots=True)
+class Options:
+    """How a run scores: which split of the quantity rows, and where to collect misses."""
+
+    split: str = "all"
+    misses: list[str] | None = None  # filled with miss descriptions when not None (dev only)
+
+
+def in_split(text: str, split: str) -> bool:
+    """Whether a quantity row belongs to ``split``: the first byte of sha256(text) is even for
+    dev, odd for test, so the split is fixed, about half and half, and independent of order."""
+    if split == "all":
+        return True
+    dev = hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0
+    return dev == (split == "dev")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,6 +480,31 @@ def _quantity_rows(dataset: str, golds: Sequence[Sequence[GoldQuantity]],
     return rows
 
 
+def describe_misses(name: str, sents: Sequence[QSentence], preds: Sequence[Extraction]
+                    ) -> list[str]:
+    """One line per sentence with a value miss or false alarm (for error analysis on dev)."""
+    out: list[str] = []
+    for s, p in zip(sents, preds, strict=True):
+        m = match_quantities(s.golds, p.quantities, need_unit=False)
+        mu = match_quantities(s.golds, p.quantities, need_unit=True)
+        unit_only = [gi for gi in mu.missed if gi not in m.missed]
+        if not (m.missed or m.false_alarms or unit_only):
+            continue
+        out.append(f"[{name}] {s.text}")
+        for gi in m.missed:
+            g = s.golds[gi]
+            out.append(f"    MISS {g.surface!r} {g.values[0]:g} {g.unit_name}")
+        for pi in m.false_alarms:
+            q = p.quantities[pi]
+            out.append(f"    FALSE {q.text!r} {q.values} {q.unit}")
+        for gi in unit_only:
+            g = s.golds[gi]
+            got = [q for q in p.quantities if value_ok(g, q)]
+            out.append(f"    UNIT {g.surface!r} gold={g.unit_name} ({g.unit.kind} {g.unit.expr})"
+                       f" got={[q.unit for q in got]}")
+    return out
+
+
 # --- quantulum3
 
 
@@ -487,9 +544,11 @@ def _locate(text: str, surface: str, taken: Sequence[tuple[int, int]]) -> tuple[
     return start, start + len(surface)
 
 
-def eval_quantulum(folder: Path, nlp: Any, fname: str, name: str) -> list[Row]:
-    sents = load_quantulum(folder / fname)
+def eval_quantulum(folder: Path, nlp: Any, opts: Options, fname: str, name: str) -> list[Row]:
+    sents = [s for s in load_quantulum(folder / fname) if in_split(s.text, opts.split)]
     preds = extract(nlp, [s.text for s in sents], name)
+    if opts.misses is not None:
+        opts.misses.extend(describe_misses(name, sents, preds))
     return _quantity_rows(name, [s.golds for s in sents], preds, prf_unit=True)
 
 
@@ -524,9 +583,12 @@ RECOGNIZERS = ("age-model.json", "currency-model.json", "dimension-model.json",
                "temperature-model.json")
 
 
-def eval_newsquant(folder: Path, nlp: Any, files: Sequence[str], name: str) -> list[Row]:
-    sents = load_newsquant(folder / f for f in files)
+def eval_newsquant(folder: Path, nlp: Any, opts: Options, files: Sequence[str],
+                   name: str) -> list[Row]:
+    sents = [s for s in load_newsquant(folder / f for f in files) if in_split(s.text, opts.split)]
     preds = extract(nlp, [s.text for s in sents], name)
+    if opts.misses is not None:
+        opts.misses.extend(describe_misses(name, sents, preds))
     return _quantity_rows(name, [s.golds for s in sents], preds, prf_unit=False)
 
 
@@ -660,7 +722,7 @@ def score_negation(sentences: Sequence[NegSentence], preds: Sequence[Extraction]
     return score
 
 
-def eval_cdsco(folder: Path, nlp: Any, fname: str, name: str) -> list[Row]:
+def eval_cdsco(folder: Path, nlp: Any, opts: Options, fname: str, name: str) -> list[Row]:
     sents = load_cdsco(folder / fname)
     preds = extract(nlp, [x.text for x in sents], name)
     s = score_negation(sents, preds)
@@ -746,7 +808,7 @@ def load_signals(path: Path) -> list[SignalRow]:
     return out
 
 
-def eval_causal_sentences(folder: Path, nlp: Any) -> list[Row]:
+def eval_causal_sentences(folder: Path, nlp: Any, opts: Options) -> list[Row]:
     rows1 = _read_csv(folder / "V2" / "dev_subtask1.csv")
     preds = extract(nlp, [r["text"] for r in rows1], "CNC subtask1")
     tp = fp = fn = tn = 0
@@ -764,7 +826,7 @@ def eval_causal_sentences(folder: Path, nlp: Any) -> list[Row]:
             Row(name, "accuracy", (tp + tn) / len(rows1) if rows1 else 0.0, len(rows1))]
 
 
-def eval_causal_signals(folder: Path, nlp: Any) -> list[Row]:
+def eval_causal_signals(folder: Path, nlp: Any, opts: Options) -> list[Row]:
     sigs = load_signals(folder / "V2" / "dev_subtask2.csv")
     preds = extract(nlp, [s.text for s in sigs], "CNC subtask2")
     found = sum(any(_overlap(s.signal, (c.start, c.end)) for c in p.causals)
@@ -777,14 +839,15 @@ def eval_causal_signals(folder: Path, nlp: Any) -> list[Row]:
 # Driver
 
 
-Part = tuple[str, Callable[[Path, Any], list[Row]]]  # (label for a skip line, scorer)
+Part = tuple[str, Callable[[Path, Any, Options], list[Row]]]  # (label for a skip line, scorer)
 
 
 @dataclass(frozen=True, slots=True)
 class Dataset:
     key: str
     folder: str
-    parts: tuple[Part, ...]  # each scorer gets (dataset folder, nlp); a missing file skips it
+    parts: tuple[Part, ...]  # each scorer gets (dataset folder, nlp, options); a missing file
+    # skips it
 
 
 DATASETS = (
@@ -837,10 +900,14 @@ class Results:
         self.seconds.setdefault(label, {})[mode] = seconds
 
 
-def run(data: Path, modes: Sequence[str]) -> Results:
+def run(data: Path, modes: Sequence[str], opts: Options | None = None,
+        only: Sequence[str] = ()) -> Results:
+    opts = opts or Options()
     res = Results(list(modes))
     present = []
     for ds in DATASETS:
+        if only and ds.key not in only:
+            continue
         if (data / ds.folder).is_dir():
             present.append(ds)
         else:
@@ -857,7 +924,7 @@ def run(data: Path, modes: Sequence[str]) -> Results:
             t0 = time.perf_counter()
             for label, scorer in ds.parts:
                 try:
-                    rows = scorer(data / ds.folder, nlp)
+                    rows = scorer(data / ds.folder, nlp, opts)
                 except Skip as exc:
                     msg = f"{ds.folder} {label}: skipped ({exc})"
                     if msg not in res.skipped:
@@ -919,14 +986,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--mode", choices=("fast", "accurate", "both"), default="both")
     ap.add_argument("--json", type=Path, default=None, metavar="OUT",
                     help="also write the scores as JSON to OUT")
+    ap.add_argument("--split", choices=SPLITS, default="all",
+                    help="rows of the quantity datasets to score: the dev half (for error "
+                         "analysis), the held-back test half, or all (default)")
+    ap.add_argument("--only", action="append", default=[], metavar="KEY",
+                    choices=[d.key for d in DATASETS],
+                    help="score only this dataset (repeatable; default: all)")
+    ap.add_argument("--misses", action="store_true",
+                    help="print quantity misses and false alarms after the table "
+                         "(only with --split dev: the test half stays unseen)")
     args = ap.parse_args(argv)
+    if args.misses and args.split != "dev":
+        ap.error("--misses needs --split dev")
     data: Path = args.data.resolve()
     if not data.is_dir():
         print(f"data folder not found: {data}; every dataset skipped")
         return 0
     modes = list(MODES) if args.mode == "both" else [args.mode]
-    res = run(data, modes)
+    opts = Options(args.split, [] if args.misses else None)
+    res = run(data, modes, opts, args.only)
+    print(f"split: {args.split}")
     print(render(res))
+    if opts.misses:
+        print("\n".join(["", "misses:", *opts.misses]))
     if args.json is not None:
         args.json.write_text(json.dumps(to_json(res, data), indent=2) + "\n", encoding="utf-8")
     return 0
