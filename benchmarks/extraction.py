@@ -31,6 +31,16 @@ quantulum3 (``quantulum3-tests/quantities.json``; ``quantities.ambiguity.json`` 
     other end ("3 to 4 L" read as two values) is absorbed: neither a hit nor a false alarm.
     Recall = matched gold / gold; precision = matched predictions / (predictions - absorbed).
 
+    Convention mapping (quantulum3 only, see ``optional_by_convention``): quantulum3 labels every
+    bare number as a "dimensionless" quantity, years ("in 1979") and the numbers of names
+    ("Voyager 2") included. NewsQuant labels neither (its rows mark "in 2019" or "S&P 500" as no
+    quantity), and refgraph's contract reads them as dates and names. Rather than let either
+    convention win silently, a quantulum3 gold quantity in one of these two textual categories
+    is *optional*: a prediction on it is neither a hit nor a false alarm, and missing it is no
+    miss. The categories are a 4-digit integer 1000-2100, and an integer right after a word
+    with a capital letter that is not the sentence's first word; the row "gold left optional"
+    says how many gold quantities this takes out. NewsQuant is scored as labelled.
+
 NewsQuant and the Recognizers-Text sets (``newsquant-cqe``)
     There are no character offsets, so matching is by value within a sentence: greedy and
     one-to-one in gold order, the first unused prediction whose value agrees as above (a gold
@@ -404,6 +414,7 @@ class GoldQuantity:
     span: tuple[int, int] | None = None
     surface: str = ""
     is_range: bool = False
+    optional: bool = False  # a convention conflict (see the module docstring): neutral either way
 
 
 def _close(a: float, b: float) -> bool:
@@ -448,19 +459,25 @@ def match_quantities(golds: Sequence[GoldQuantity], preds: Sequence[PredQuantity
             return False
         return not need_unit or unit_ok(g.unit, p.unit)
 
+    optional: list[int] = []  # predictions paired with an optional gold quantity
     for gi, g in enumerate(golds):
         pi = next((i for i, p in enumerate(preds) if i not in used and fits(g, p)), None)
         if pi is None:
-            missed.append(gi)
+            if not g.optional:
+                missed.append(gi)
         else:
             used.add(pi)
-            pairs.append((gi, pi))
+            if g.optional:
+                optional.append(pi)
+            else:
+                pairs.append((gi, pi))
     matched_ranges = [golds[gi] for gi, _ in pairs if golds[gi].is_range]
     absorbed = [i for i, p in enumerate(preds) if i not in used
                 and any(fits(g, p) for g in matched_ranges)]
     false_alarms = [i for i in range(len(preds)) if i not in used and i not in absorbed]
-    counts = PR(len(golds), len(pairs), len(preds) - len(absorbed), len(pairs))
-    return QuantityMatch(counts, pairs, missed, false_alarms, absorbed)
+    n_gold = sum(not g.optional for g in golds)
+    counts = PR(n_gold, len(pairs), len(preds) - len(absorbed) - len(optional), len(pairs))
+    return QuantityMatch(counts, pairs, missed, false_alarms, [*absorbed, *optional])
 
 
 def _quantity_rows(dataset: str, golds: Sequence[Sequence[GoldQuantity]],
@@ -477,6 +494,10 @@ def _quantity_rows(dataset: str, golds: Sequence[Sequence[GoldQuantity]],
         rows += [Row(dataset, "value+unit precision", by_unit.precision, n),
                  Row(dataset, "value+unit recall", by_unit.recall, n)]
     rows.append(Row(dataset, "value+unit F1", by_unit.f1, n))
+    optional = sum(q.optional for g in golds for q in g)
+    if optional:  # reported so the convention mapping is never silent
+        rows.append(Row(dataset, "gold left optional (share)", optional / (n + optional),
+                        optional))
     return rows
 
 
@@ -529,10 +550,35 @@ def load_quantulum(path: Path) -> list[QSentence]:
             values: tuple[float, ...] = (value,)
             if unc:
                 values = (value, value - float(unc), value + float(unc))
-            golds.append(GoldQuantity(values, gold_unit(q["unit"]), q["unit"], span, surface,
-                                      is_range=bool(unc)))
+            unit = gold_unit(q["unit"])
+            golds.append(GoldQuantity(values, unit, q["unit"], span, surface,
+                                      is_range=bool(unc),
+                                      optional=optional_by_convention(text, span, unit)))
         out.append(QSentence(text, tuple(golds)))
     return out
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w&])([\w&]*[A-Z][\w&]*)[ \t]+$")
+
+
+def optional_by_convention(text: str, span: tuple[int, int], unit: GoldUnit) -> bool:
+    """A quantulum3 "dimensionless" bare integer that is a year or part of a name.
+
+    quantulum3 labels every bare number, "in 1979" and "Voyager 2" included; NewsQuant never
+    labels years or the numbers of names ("S&P 500", "iPhone 11"), and refgraph's contract
+    reads them as dates and names, not measurements. Such a gold quantity is left optional:
+    found or not, it counts neither as a hit, a miss nor a false alarm. The categories are
+    textual, not refgraph's own rules: a 4-digit integer 1000-2100, or an integer right after
+    a word holding a capital letter that is not the sentence's first word.
+    """
+    surface = text[span[0]:span[1]]
+    if unit.kind != NONE or unit.scale != 1.0 or not surface.isdigit():
+        return False
+    if len(surface) == 4 and 1000 <= int(surface) <= 2100:
+        return True
+    before = text[:span[0]]
+    m = _NAME_BEFORE.search(before)
+    return m is not None and any(c.isalpha() for c in before[:m.start()])
 
 
 def _locate(text: str, surface: str, taken: Sequence[tuple[int, int]]) -> tuple[int, int]:
