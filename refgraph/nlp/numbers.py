@@ -23,15 +23,27 @@ from ..units import lookup_unit
 NUMBER = re.compile(
     r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3})?$|^[+-]?\.\d+$")
 TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)(?:×10\^?|[xX]10\^)([−-]?\d{1,3})$")
-TIMES_TEN_HEAD = re.compile(r"^(\d+(?:\.\d+)?)[×xX]10$")
+TIMES_TEN_HEAD = re.compile(r"^(?:(\d+(?:\.\d+)?)[×xX])?(\d+)$")  # "3x10" / "2" before "^", "8"
+EXPONENT = re.compile(r"[−-]?\d{1,3}")
+PLUS_MINUS = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)±(?:\d+(?:\.\d+)?)$")
+LEADING_ZERO = re.compile(r"^0\d")  # "007", "0401", "06F6": a code or a clock time
+MINUS_WORD = re.compile(r"^(?:minus|negative)-(?=[\d.])", re.IGNORECASE)  # "minus-130"
 FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
 NUMBER_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
-CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
-                    "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
-                    "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY"}
+CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "$US": "USD", "€": "EUR", "£": "GBP", "¥": "JPY",
+                   "₹": "INR", "A$": "AUD", "AU$": "AUD", "$A": "AUD", "C$": "CAD", "CA$": "CAD",
+                   "NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "RM": "MYR", "Rs": "INR",
+                   "Rs.": "INR", "₩": "KRW", "₽": "RUB", "₪": "ILS",
+                   "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF",
+                   "cad": "CAD", "aud": "AUD", "inr": "INR", "cny": "CNY", "rmb": "CNY",
+                   "nzd": "NZD", "hkd": "HKD", "sgd": "SGD", "brl": "BRL", "myr": "MYR",
+                   "sek": "SEK", "nok": "NOK", "dkk": "DKK", "krw": "KRW", "zar": "ZAR",
+                   "mxn": "MXN", "rub": "RUB", "ils": "ILS"}
+CURRENCY_GLUED = re.compile(
+    r"^([A-Z]{1,3}\$|\$[A-Z]{1,2}|[A-Z]{2,3}|Rs\.?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)$")
 SPELLED_SCALES = frozenset({"thousand", "million", "billion", "trillion"})
-SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9,
+SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
                          "tn": 1e12}
 
 
@@ -89,18 +101,27 @@ class Num:
     glued_unit: str = ""  # unit text glued to the digits ("30s", "5GB")
     glued_at: int = 0  # char offset where the glued unit starts
     high: float | None = None  # "3.5–4.0" written as one token
+    approx: bool = False  # a tolerance followed: "5.2 ± 0.1"
+    currency: str = ""  # a currency glued before the digits: "HK$7", "AUD1.5"
 
 
 def parse_number(doc: Doc, i: int) -> Num | None:
     tok = doc[i]
     text = tok.text
     lex = lexicon()
-    if NUMBER.match(text):
-        value = float(text.replace(",", ""))
+    if LEADING_ZERO.match(text):
+        return None
+    sign = 1.0
+    minus = MINUS_WORD.match(text)
+    if minus:  # "minus-130" is one token
+        sign, text = -1.0, text[minus.end():]
+    if NUMBER.match(text) and not (i + 1 < len(doc) and doc[i + 1].text == "^"
+                                   and tok.whitespace_ == ""):
+        value = sign * float(text.replace(",", ""))
         if not math.isfinite(value):
             return None  # "1e400"
         end = i + 1
-        # "2½", "3 ½", "2 1/2"
+        # "2½", "3 ½", "2 1/2", "two and a half"
         if end < len(doc) and doc[end].text in lex["fractions"]:
             value += lex["fractions"][doc[end].text]
             end += 1
@@ -109,7 +130,16 @@ def parse_number(doc: Doc, i: int) -> Num | None:
             if 0 < int(num) < int(den):
                 value += int(num) / int(den)
                 end += 1
-        return Num(value, i, end)
+        elif text.isdigit():
+            value, end = _and_a_fraction(doc, end, value)
+        end, approx = _tolerance(doc, end)
+        return Num(value, i, end, approx=approx)
+    pm = PLUS_MINUS.match(text)
+    if pm:  # "2,000.45±0.01"
+        return Num(sign * float(pm.group(1).replace(",", "")), i, i + 1, approx=True)
+    cur = _glued_currency(doc, i)
+    if cur is not None:
+        return cur
     rng = RANGE_TOKEN.match(text)
     if rng and float(rng.group(2)) > float(rng.group(1)):
         return Num(float(rng.group(1)), i, i + 1, high=float(rng.group(2)))
@@ -119,19 +149,13 @@ def parse_number(doc: Doc, i: int) -> Num | None:
     if text in lex["fractions"]:
         return Num(lex["fractions"][text], i, i + 1)
     sci = TIMES_TEN.match(text)
-    end = i + 1
     head = TIMES_TEN_HEAD.match(text)
     if head and i + 2 < len(doc) and doc[i + 1].text == "^" and doc[i].whitespace_ == "" \
-            and doc[i + 1].whitespace_ == "" and re.fullmatch(r"[−-]?\d{1,3}", doc[i + 2].text):
-        sci, end = re.match(r"(.*)", ""), i + 3  # "3x10", "^", "8" as the tokenizer splits it
-        mantissa, exp_text = head.group(1), doc[i + 2].text
-    elif sci:
-        mantissa, exp_text = sci.group(1), sci.group(2)
+            and doc[i + 1].whitespace_ == "" and EXPONENT.fullmatch(doc[i + 2].text):
+        # "3x10", "^", "8" / "2", "^", "10" / "8x2", "^", "10" as the tokenizer splits them
+        return _power(head.group(1) or "1", head.group(2), doc[i + 2].text, i, i + 3)
     if sci:  # "2.48×10−5", "3x10^8"
-        exponent = int(exp_text.replace("−", "-"))
-        if abs(exponent) > 300:
-            return None  # beyond a float: not a measurement anyone can compare
-        return Num(float(mantissa) * 10.0 ** exponent, i, end)
+        return _power(sci.group(1), "10", sci.group(2), i, i + 1)
     glued = NUMBER_GLUED.match(text)
     if glued:
         num, rest = glued.groups()
@@ -139,12 +163,61 @@ def parse_number(doc: Doc, i: int) -> Num | None:
             return Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
         if rest[:1] in "xX×" and rest[1:2].isdigit():
             return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
-        if len(rest) >= 2 and rest.isalpha() and rest.isupper() and lookup_unit(rest) is None \
-                and rest.lower() not in SCALE_AFTER_CURRENCY:
-            return None  # "860BOX", "2FA": a product or error code, not a measurement
+        if len(rest) >= 2 and rest.isalpha() and lookup_unit(rest) is None \
+                and rest.lower() not in SCALE_AFTER_CURRENCY and rest not in lex["scale"]:
+            return None  # "860BOX", "2FA", "49ers": a product, code or name, not a measurement
         return Num(float(num.replace(",", "")), i, i + 1, glued_unit=rest,
                     glued_at=tok.idx + len(num))
     return parse_spelled(doc, i)
+
+
+def _power(mantissa: str, base: str, exponent: str, start: int, end: int) -> Num | None:
+    """ "3x10^8", "2^10", "8x2^10": a mantissa times a power; None past a float's range."""
+    exp = int(exponent.replace("−", "-"))
+    b = float(base)
+    if b <= 0 or abs(exp * math.log10(b)) > 300:
+        return None  # beyond a float: not a measurement anyone can compare
+    return Num(float(mantissa) * b ** exp, start, end)
+
+
+def _and_a_fraction(doc: Doc, end: int, value: float) -> tuple[float, int]:
+    """ "two and a half", "3 and a quarter": a whole number and a spelled fraction."""
+    if end + 2 < len(doc) and doc[end].lower_ in ("and", "&") and \
+            doc[end + 1].lower_ in ("a", "an", "one"):
+        den = lexicon()["denominators"].get(doc[end + 2].lower_)
+        if den and not doc[end + 2].lower_.endswith("s"):
+            return value + 1 / den, end + 3
+    return value, end
+
+
+def _tolerance(doc: Doc, end: int) -> tuple[int, bool]:
+    """Skip a tolerance after a number: "5.2 ± 0.1", "3.0 +/- 0.2" (the value stays central)."""
+    k = end
+    if k < len(doc) and doc[k].text in ("±", "+/-"):
+        k += 1
+    elif k + 1 < len(doc) and doc[k].text == "+" and doc[k + 1].text == "/-":
+        k += 2
+    else:
+        return end, False
+    if k < len(doc) and NUMBER.match(doc[k].text):
+        return k + 1, True
+    return end, False
+
+
+def _glued_currency(doc: Doc, i: int) -> Num | None:
+    """ "HK$7", "AUD1.5", "RM79", and "US20" right after "$": a currency glued to the digits."""
+    text = doc[i].text
+    m = CURRENCY_GLUED.match(text)
+    if m is None:
+        return None
+    code = m.group(1)
+    if i > 0 and doc[i - 1].text == "$" and doc[i - 1].whitespace_ == "" and code.isalpha():
+        code = f"${code}"  # "$US20" is split as "$", "US20"
+    unit = CURRENCY_PREFIX.get(code) or (
+        CURRENCY_PREFIX.get(code.lower()) if len(code) == 3 and code.isalpha() else None)
+    if unit is None:
+        return None
+    return Num(float(m.group(2).replace(",", "")), i, i + 1, currency=unit)
 
 
 def parse_spelled(doc: Doc, i: int) -> Num | None:
@@ -164,10 +237,17 @@ def parse_spelled(doc: Doc, i: int) -> Num | None:
         if w == "-" and j + 1 < len(doc) and doc[j + 1].lower_ in spelled and j > i:
             j += 1
             continue
-        if w == "and" and j > i and j + 1 < len(doc) and doc[j + 1].lower_ in spelled \
+        if w in ("and", "&") and j > i and j + 1 < len(doc) and doc[j + 1].lower_ in spelled \
                 and doc[j + 1].lower_ not in mult:
             j += 1
             continue
+        if w == "," and total >= 1000 and current == 0 and j + 1 < len(doc):
+            # "three million, two hundred and forty": a group smaller than the last multiplier
+            rest = parse_spelled(doc, j + 1)
+            if rest is not None and 0 < rest.value < _last_multiplier(doc, i, j) \
+                    and rest.value.is_integer():
+                return Num(total + rest.value, i, rest.end, spelled=True)
+            break
         if w not in spelled or w in ("half", "dozen"):
             break
         v = spelled[w]
@@ -186,8 +266,16 @@ def parse_spelled(doc: Doc, i: int) -> Num | None:
     k = j + 1 if j < len(doc) and doc[j].text == "-" else j
     if k < len(doc) and doc[k].lower_ in lex["denominators"] and total == 0 and current < 20:
         return Num(current / lex["denominators"][doc[k].lower_], i, k + 1, spelled=True)
+    if total == 0 and current < 1000:
+        value, j = _and_a_fraction(doc, j, value)
     # A lone "one" is nearly always a pronoun ("the one that failed"): keep it only with a unit.
     return Num(value, i, j, spelled=True)
+
+
+def _last_multiplier(doc: Doc, i: int, j: int) -> float:
+    mult: dict[str, float] = lexicon()["multipliers"]
+    return min((mult[doc[k].lower_] for k in range(i, j) if doc[k].lower_ in mult),
+               default=0.0)
 
 
 def not_a_quantity_at(text: str, idx: int) -> bool:

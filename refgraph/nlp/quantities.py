@@ -257,12 +257,16 @@ class _Reading:
         self.j = num.end  # next token to read after the number (and its scale word)
         self.end_tok = num.end
         self.glued = num.glued_unit
-        self.bound = "="
+        self.bound = "~" if num.approx else "="
+        self.trim = 0  # characters at the end of the last token that are not the quantity's
+        if num.currency:  # "HK$7", "AUD1.5"
+            self.unit = num.currency
+            self.unit_text = doc[num.start].text.rstrip("0123456789.,")
 
     def currency_before(self) -> None:
         """ "$5", "USD 20", "€3.5m": a currency written before the number."""
         doc, num = self.doc, self.num
-        if num.start <= self.lo:
+        if num.start <= self.lo or self.unit is not None:
             return
         prev = doc[num.start - 1]
         cur = CURRENCY_PREFIX.get(prev.text) or CURRENCY_PREFIX.get(prev.lower_) \
@@ -278,9 +282,10 @@ class _Reading:
         scale_words: dict[str, float] = self.lex["scale"]
         if self.glued:
             low = self.glued.lower()
-            if self.unit and low in SCALE_AFTER_CURRENCY:
-                self.value *= SCALE_AFTER_CURRENCY[low]
-                self.glued = ""
+            if self.unit and low.rstrip(".") in SCALE_AFTER_CURRENCY:
+                self.value *= SCALE_AFTER_CURRENCY[low.rstrip(".")]
+                self.trim = len(self.glued) - len(self.glued.rstrip("."))  # "$2.1T." ends a
+                self.glued = ""  # sentence: its full stop is no part of the quantity
             elif self.glued in ("k", "K"):
                 self.value *= 1e3
                 self.glued = ""
@@ -291,7 +296,13 @@ class _Reading:
                 (not num.spelled and (len(doc[j].text) > 2 or self.unit is not None))
                 or (num.spelled and doc[j].lower_ in SPELLED_SCALES)):
             self.value *= scale_words[doc[j].lower_]
-            self.j = j + 1
+            j += 1
+            # "4 hundred million": each further scale word is larger than the one before
+            while j < self.hi and doc[j].lower_ in SPELLED_SCALES and \
+                    scale_words[doc[j].lower_] > scale_words[doc[j - 1].lower_]:
+                self.value *= scale_words[doc[j].lower_]
+                j += 1
+            self.j = j
         self.end_tok = self.j
 
     def unit_after(self) -> None:
@@ -409,6 +420,8 @@ class _Reading:
         if glued and self.end_tok == self.num.end and self.unit_text and \
                 not self.unit_text.endswith(glued):
             end_char = self.num.glued_at + len(glued)
+        if self.end_tok == self.num.end:
+            end_char -= self.trim
         return self.start_char, end_char
 
     def attrs(self, measured: Token | None) -> dict[str, Any]:
