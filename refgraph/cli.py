@@ -18,10 +18,13 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from . import __version__
-from .errors import RefgraphError
+from .analyze import analyze, lint
+from .errors import InputError, RefgraphError
 from .graph import build_graph, to_node_link
 from .io import read_text
 from .model import NodeKind, RefGraph
+from .report import Report
+from .rules import INTENTS, RULES, get_rule
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -45,10 +48,40 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
     g.add_argument("--format", choices=("text", "json", "graphml"), default="text")
 
-    d = sub.add_parser("demo", help="build graphs for the bundled example contexts")
+    c = sub.add_parser("check", help="is a rewrite compression or corruption? (exit 1: reject)")
+    c.add_argument("before", help="the context before the rewrite (file, or - for stdin)")
+    c.add_argument("after", help="the context after the rewrite (file, or - for stdin)")
+    c.add_argument("--intent", choices=INTENTS, default="rewrite")
+    c.add_argument("--declared-span", metavar="START:END", type=_span,
+                   help="character range of BEFORE the rewrite claimed to touch")
+    _common(c)
+
+    li = sub.add_parser("lint", help="flag what is suspect in one context (exit 1: findings)")
+    li.add_argument("file", help="a UTF-8 text file, or - for standard input")
+    _common(li)
+
+    sub.add_parser("rules", help="list the finding catalogue")
+    r = sub.add_parser("rule", help="print one rule's documentation")
+    r.add_argument("code", help="a finding code, e.g. RG201")
+
+    d = sub.add_parser("demo", help="analyze the bundled example rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
     d.add_argument("--examples", default=str(EXAMPLES), help=argparse.SUPPRESS)
     return ap
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--select", metavar="CODES", help="only these codes or prefixes (RG2,RG301)")
+    p.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
+
+
+def _span(value: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", value)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected START:END character offsets, not {value!r}")
+    return int(m.group(1)), int(m.group(2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,6 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _graph(args)
         if args.command == "demo":
             return _demo(args)
+        if args.command == "check":
+            return _check(args)
+        if args.command == "lint":
+            return _lint(args)
+        if args.command == "rules":
+            return _rules()
+        if args.command == "rule":
+            return _rule(args.code)
     except RefgraphError as exc:
         print(f"refgraph: error: {exc}", file=sys.stderr)
         return 2
@@ -84,6 +125,47 @@ def _graph(args: argparse.Namespace) -> int:
             out.write(line + "\n")
     else:
         out.write(format_graph(G, text))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.before == "-" and args.after == "-":
+        raise InputError("only one of BEFORE and AFTER can be - (standard input)")
+    before, after = read_text(args.before), read_text(args.after)
+    report = analyze(before, after, intent=args.intent, mode=args.mode,
+                     declared_span=args.declared_span, select=args.select, ignore=args.ignore)
+    _emit(report, args.format, args.before, args.after)
+    return 1 if report.verdict in ("reject", "refuse") else 0
+
+
+def _lint(args: argparse.Namespace) -> int:
+    report = lint(read_text(args.file), mode=args.mode, select=args.select, ignore=args.ignore)
+    _emit(report, args.format, args.file, args.file)
+    return 1 if report.findings else 0
+
+
+def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:
+    if fmt == "json":
+        sys.stdout.write(report.to_json() + "\n")
+    else:
+        sys.stdout.write(report.format_text(before_name=before_name, after_name=after_name)
+                         + "\n")
+
+
+def _rules() -> int:
+    for r in RULES:
+        print(f"{r.code}  {r.name:<24} {r.severity:<8} {r.summary}")
+    return 0
+
+
+def _rule(code: str) -> int:
+    try:
+        r = get_rule(code)
+    except KeyError:
+        raise InputError(f"no rule {code!r} (see `refgraph rules`)") from None
+    print(f"{r.code} {r.name} (default severity: {r.severity})\n")
+    print(r.doc())
+    print(f"\nFix: {r.hint}")
     return 0
 
 

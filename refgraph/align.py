@@ -1,0 +1,220 @@
+"""Align the units of two referent graphs: which sentence or block of ``after`` came from where.
+
+A *unit* is a sentence, or a whole block when the block has no sentences (code, JSON, log lines).
+Units whose text is unchanged are matched exactly (in order, so a repeated unit pairs with its
+own copy); every other ``after`` unit is matched to the ``before`` unit that best explains its
+content words (idf-weighted containment, through an inverted index, so alignment stays linear in
+practice). Rules compare aligned units; an ``after`` unit with no match is new material, and a
+``before`` unit that nothing matches was removed.
+
+Pure functions over graphs: no spaCy here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+
+from .model import NodeKind, RefGraph
+from .resources import load_words
+
+_WORD = re.compile(r"[^\W_]+(?:[._'-][^\W_]+)*|\d+(?:\.\d+)?")
+# A word that occurs in more units than this is too common to propose candidates by itself.
+_MAX_POSTINGS = 64
+MATCH_THRESHOLD = 0.45
+
+
+class UnitStatus(StrEnum):
+    """What happened to a unit between ``before`` and ``after``."""
+
+    KEPT = "kept"  # the same text is in the other side
+    REWRITTEN = "rewritten"  # matched to a unit with different text
+    REMOVED = "removed"  # a before unit nothing in after came from
+    ADDED = "added"  # an after unit with no source in before
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A sentence, or a block without sentences, on one side."""
+
+    node: str  # sentence or block node id
+    start: int
+    end: int
+    text: str
+    block: str  # the block node id
+    words: frozenset[str]
+
+
+@dataclass(slots=True)
+class Alignment:
+    """Unit-level alignment of ``before`` and ``after``.
+
+    ``match[j]`` is the before-unit index ``after.units[j]`` came from (absent: added);
+    ``score[j]`` how well it is explained (1.0 for an exact match); ``sources[j]`` every before
+    unit that contributed at least a third of its content (for merges).
+    """
+
+    before: list[Unit]
+    after: list[Unit]
+    match: dict[int, int] = field(default_factory=dict)
+    score: dict[int, float] = field(default_factory=dict)
+    exact: set[int] = field(default_factory=set)
+    sources: dict[int, list[int]] = field(default_factory=dict)
+    before_status: list[UnitStatus] = field(default_factory=list)
+    after_status: list[UnitStatus] = field(default_factory=list)
+
+    def counterpart(self, j: int) -> Unit | None:
+        """The before unit that after unit ``j`` came from."""
+        i = self.match.get(j)
+        return None if i is None else self.before[i]
+
+    def changed_after(self) -> list[int]:
+        """After units that are not verbatim copies of a before unit."""
+        return [j for j in range(len(self.after)) if j not in self.exact]
+
+    def changed_before(self) -> list[int]:
+        """Before units with no verbatim copy in after."""
+        return [i for i, s in enumerate(self.before_status) if s is not UnitStatus.KEPT]
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    return load_words("lexicon", "stopwords.txt")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-cased content words with a light plural/suffix folding (rows -> row)."""
+    stop = _stopwords()
+    out = set()
+    for m in _WORD.finditer(text.lower()):
+        w = m.group()
+        if w in stop:
+            continue
+        out.add(fold(w))
+    return frozenset(out)
+
+
+def fold(word: str) -> str:
+    """A crude stem that makes 'retries'/'retry', 'tests'/'test', 'passed'/'pass' meet."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def units_of(G: RefGraph) -> list[Unit]:
+    """The units of a graph in document order."""
+    blocks = []
+    sentences_of: dict[str, list[str]] = defaultdict(list)
+    for nid, d in G.nodes(data=True):
+        kind = d["kind"]
+        if kind == NodeKind.BLOCK.value:
+            blocks.append((d["start"], nid))
+    for bid in (b for _, b in blocks):
+        for _, s, key in G.out_edges(bid, keys=True):
+            if key == "contains" and G.nodes[s]["kind"] == NodeKind.SENTENCE.value:
+                sentences_of[bid].append(s)
+    units: list[Unit] = []
+    for _, bid in sorted(blocks):
+        sents = sentences_of.get(bid)
+        ids = sorted(sents, key=lambda s: G.nodes[s]["start"]) if sents else [bid]
+        for nid in ids:
+            d = G.nodes[nid]
+            units.append(Unit(nid, d["start"], d["end"], d["text"], bid,
+                              content_words(d["text"])))
+    return units
+
+
+def unit_index(units: list[Unit], G: RefGraph) -> dict[str, int]:
+    """Map every span node of ``G`` to the index of the unit that holds it."""
+    starts = [u.start for u in units]
+    out: dict[str, int] = {}
+    for nid, d in G.nodes(data=True):
+        if d["kind"] in (NodeKind.BLOCK.value, NodeKind.REFERENT.value):
+            continue
+        i = bisect.bisect_right(starts, d["start"]) - 1
+        if i >= 0 and (d["start"] < max(units[i].end, units[i].start + 1)
+                       or units[i].block == _block_of(nid)):
+            out[nid] = i
+    return out
+
+
+def _block_of(nid: str) -> str:
+    return nid.split(":", 1)[0]
+
+
+def _idf(units: Iterable[Unit], n: int) -> dict[str, float]:
+    df: dict[str, int] = defaultdict(int)
+    for u in units:
+        for w in u.words:
+            df[w] += 1
+    return {w: math.log(1.0 + n / c) for w, c in df.items()}
+
+
+def align(before: list[Unit], after: list[Unit]) -> Alignment:
+    """Match every after unit to its source in before (see the module docstring)."""
+    al = Alignment(before, after)
+    by_text: dict[str, list[int]] = defaultdict(list)
+    for i, u in enumerate(before):
+        by_text[u.text.strip()].append(i)
+    used: dict[str, int] = defaultdict(int)
+    kept_before: set[int] = set()
+    for j, u in enumerate(after):
+        key = u.text.strip()
+        lst = by_text.get(key)
+        if lst and used[key] < len(lst):
+            i = lst[used[key]]
+            used[key] += 1
+            al.match[j], al.score[j], al.sources[j] = i, 1.0, [i]
+            al.exact.add(j)
+            kept_before.add(i)
+    idf = _idf(list(before) + list(after), len(before) + len(after))
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, u in enumerate(before):
+        for w in u.words:
+            postings[w].append(i)
+    b_totals = [sum(idf.get(w, 1.0) for w in u.words) or 1.0 for u in before]
+    explained: set[int] = set()
+    for j, u in enumerate(after):
+        if j in al.exact or not u.words:
+            continue
+        weight = {w: idf.get(w, 1.0) for w in u.words}
+        total = sum(weight.values())
+        overlap: dict[int, float] = defaultdict(float)
+        for w, wt in weight.items():
+            plist = postings.get(w)
+            if not plist or len(plist) > _MAX_POSTINGS:
+                continue
+            for i in plist:
+                overlap[i] += wt
+        if not overlap:
+            continue
+        scored = []
+        for i, ov in overlap.items():
+            containment = ov / total
+            dice = 2 * ov / (total + b_totals[i])
+            scored.append((0.7 * containment + 0.3 * dice, -abs(i - j), i, containment))
+        scored.sort(reverse=True)
+        best, _, i, _ = scored[0]
+        if best >= MATCH_THRESHOLD:
+            al.match[j], al.score[j] = i, best
+            explained.add(i)
+        al.sources[j] = sorted(i for s, _, i, c in scored[:4] if c >= 0.33)
+    al.before_status = [UnitStatus.KEPT if i in kept_before else
+                        UnitStatus.REWRITTEN if i in explained else UnitStatus.REMOVED
+                        for i in range(len(before))]
+    al.after_status = [UnitStatus.KEPT if j in al.exact else
+                       UnitStatus.REWRITTEN if j in al.match else UnitStatus.ADDED
+                       for j in range(len(after))]
+    return al

@@ -1,0 +1,224 @@
+"""``analyze``: is a rewrite compression or corruption? ``lint``: what is suspect in one text.
+
+Both graphs are built through one :class:`~refgraph.parse.Parser` (so unchanged blocks are
+parsed once), aligned, and handed to the rules of the catalogue; findings then pass a policy
+(code -> severity or off) and the one-cause-one-finding filter, and the verdict follows from
+their severities (docs/contracts.md section 5).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Literal, TypeAlias
+
+from .align import Alignment, UnitStatus, align
+from .errors import InputError
+from .findings import SEVERITIES, Finding, Severity
+from .graph import build_graph, check_text
+from .nlp.pipeline import MODES, Mode
+from .parse import Parser
+from .report import Report, verdict_for
+from .rules import BY_CODE, INDEPENDENT, INTENTS, RULES, SPECIFICITY, Context, Rule, Side
+
+PolicyValue: TypeAlias = Severity | Literal["off"]
+_GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
+
+
+class Analyzer:
+    """A loaded pipeline, its parse cache and a policy, reused across analyses.
+
+    >>> az = Analyzer("fast")
+    >>> az.analyze("The timeout is 30 seconds.", "The timeout is 30.").codes
+    ['RG201']
+    """
+
+    def __init__(self, mode: Mode = "accurate", *,
+                 policy: Mapping[str, PolicyValue] | None = None) -> None:
+        if mode not in MODES:
+            raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
+        self.mode: Mode = mode
+        self.parser = Parser(mode)
+        self.policy: dict[str, PolicyValue] = {r.code: r.severity for r in RULES}
+        for code, value in (policy or {}).items():
+            if code.upper() not in BY_CODE:
+                raise InputError(f"policy names unknown code {code!r}")
+            if value not in (*SEVERITIES, "off"):
+                raise InputError(f"policy for {code} must be error, warning, info or off, "
+                                 f"not {value!r}")
+            self.policy[code.upper()] = value
+        self._sides: OrderedDict[tuple[str, str], Side] = OrderedDict()
+
+    # public -------------------------------------------------------------------------------------
+    def analyze(self, before: str, after: str, *, intent: str = "rewrite",
+                declared_span: tuple[int, int] | None = None,
+                select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+                count_tokens: Callable[[str], int] | None = None) -> Report:
+        """Compare ``before`` and ``after`` and return a :class:`~refgraph.report.Report`."""
+        t0 = time.perf_counter()
+        before = check_text(before, "before")
+        after = check_text(after, "after")
+        if intent not in INTENTS:
+            raise InputError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")
+        span = _check_span(declared_span, len(before))
+        rules = self._rules(select, ignore, lint=False)
+        sb, sa = self._side("before", before), self._side("after", after)
+        t1 = time.perf_counter()
+        al = align(sb.units, sa.units)
+        ctx = Context(sb, sa, al, intent=intent, declared_span=span)
+        if intent == "prune":
+            count = count_tokens or self._count_tokens
+            ctx.tokens_before, ctx.tokens_after = count(before), count(after)
+        findings: list[Finding] = []
+        for rule in rules:
+            findings.extend(rule.check(ctx))
+        findings = self._apply_policy(_one_per_cause(findings))
+        t2 = time.perf_counter()
+        stats = {"units_before": len(sb.units), "units_after": len(sa.units),
+                 **{f"units_{s.value}": n for s, n in _status_counts(al).items()},
+                 "graph_ms": round((t1 - t0) * 1000, 2), "rules_ms": round((t2 - t1) * 1000, 2)}
+        if intent == "prune":
+            stats["tokens_before"], stats["tokens_after"] = ctx.tokens_before, ctx.tokens_after
+        return Report(verdict_for(findings), intent, self.mode, findings, before, after,
+                      sb.G, sa.G, al, stats)
+
+    def lint(self, text: str, *, select: Iterable[str] | None = None,
+             ignore: Iterable[str] | None = None) -> Report:
+        """Flag what is suspect in one text (a memory with no ``before``)."""
+        text = check_text(text, "text")
+        side = self._side("before", text)
+        findings: list[Finding] = []
+        for rule in self._rules(select, ignore, lint=True):
+            findings.extend(rule.check_text(side))
+        findings.sort(key=lambda f: (f.evidence[0].start if f.evidence else 0, f.code))
+        findings = self._apply_policy(findings)
+        return Report(verdict_for(findings), "lint", self.mode, findings, text, "", side.G,
+                      None, None, {"units": len(side.units)})
+
+    # internals ----------------------------------------------------------------------------------
+    def _side(self, name: Literal["before", "after"], text: str) -> Side:
+        key = (name, text)
+        side = self._sides.get(key)
+        if side is None:
+            other = self._sides.get(("after" if name == "before" else "before", text))
+            G = other.G if other is not None else build_graph(text, mode=self.mode,
+                                                              parser=self.parser)
+            side = Side.build(name, text, G)
+            self._sides[key] = side
+            while len(self._sides) > _GRAPH_CACHE:
+                self._sides.popitem(last=False)
+        else:
+            self._sides.move_to_end(key)
+        return side
+
+    def _count_tokens(self, text: str) -> int:
+        return len(self.parser.nlp.tokenizer(text))
+
+    def _rules(self, select: Iterable[str] | None, ignore: Iterable[str] | None,
+               *, lint: bool) -> list[Rule]:
+        sel = _prefixes(select, "select")
+        ign = _prefixes(ignore, "ignore")
+        out = []
+        for r in RULES:
+            if r.lint != lint or self.policy[r.code] == "off":
+                continue
+            if sel and not r.code.startswith(sel):
+                continue
+            if ign and r.code.startswith(ign):
+                continue
+            out.append(r())
+        return out
+
+    def _apply_policy(self, findings: list[Finding]) -> list[Finding]:
+        out = []
+        for f in findings:
+            sev = self.policy.get(f.code, f.severity)
+            if sev == "off":
+                continue
+            if sev != f.severity:
+                f = Finding(f.code, f.name, sev, f.message, f.hint, f.evidence)
+            out.append(f)
+        return out
+
+
+def _prefixes(codes: Iterable[str] | None, what: str) -> tuple[str, ...]:
+    if codes is None:
+        return ()
+    if isinstance(codes, str):
+        codes = [c for c in codes.split(",") if c.strip()]
+    out = []
+    for c in codes:
+        c = c.strip().upper()
+        if not c.startswith("RG") or not any(code.startswith(c) for code in BY_CODE):
+            raise InputError(f"{what}: no finding code matches {c!r} (see `refgraph rules`)")
+        out.append(c)
+    return tuple(out)
+
+
+def _check_span(span: object, n: int) -> tuple[int, int] | None:
+    if span is None:
+        return None
+    if not (isinstance(span, tuple | list) and len(span) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+        raise InputError("declared_span must be a (start, end) pair of ints")
+    s, e = int(span[0]), int(span[1])
+    if not 0 <= s <= e <= n:
+        raise InputError(f"declared_span {s}:{e} is not within before (0:{n})")
+    return s, e
+
+
+def _one_per_cause(findings: list[Finding]) -> list[Finding]:
+    """Keep the most specific finding where findings cite overlapping spans."""
+    rank = {c: k for k, c in enumerate(SPECIFICITY)}
+    order = sorted(range(len(findings)),
+                   key=lambda k: (rank.get(findings[k].code, len(rank)), k))
+    kept: list[int] = []
+    claimed: list[tuple[str, int, int, str]] = []
+    for k in order:
+        f = findings[k]
+        if f.code not in INDEPENDENT and any(
+                side == e.side and code != f.code and s < max(e.end, e.start + 1)
+                and e.start < max(t, s + 1)
+                for e in f.evidence for side, s, t, code in claimed):
+            continue
+        kept.append(k)
+        if f.code not in INDEPENDENT:
+            claimed.extend((e.side, e.start, e.end, f.code) for e in f.evidence)
+    return [findings[k] for k in sorted(kept)]
+
+
+def _status_counts(al: Alignment) -> dict[UnitStatus, int]:
+    c = Counter(al.before_status)
+    c.update(s for s in al.after_status if s is UnitStatus.ADDED)
+    return dict(c)
+
+
+_analyzers: dict[str, Analyzer] = {}
+
+
+def _default(mode: str) -> Analyzer:
+    if mode not in MODES:
+        raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
+    if mode not in _analyzers:
+        _analyzers[mode] = Analyzer(mode)
+    return _analyzers[mode]
+
+
+def analyze(before: str, after: str, *, intent: str = "rewrite", mode: str = "accurate",
+            declared_span: tuple[int, int] | None = None, select: Iterable[str] | None = None,
+            ignore: Iterable[str] | None = None,
+            count_tokens: Callable[[str], int] | None = None) -> Report:
+    """One-shot front of :class:`Analyzer` (a process-wide analyzer per mode keeps the caches).
+
+    >>> analyze("Do not deploy on Fridays.", "Deploy on Fridays.", mode="fast").verdict
+    'reject'
+    """
+    return _default(mode).analyze(before, after, intent=intent, declared_span=declared_span,
+                                  select=select, ignore=ignore, count_tokens=count_tokens)
+
+
+def lint(text: str, *, mode: str = "accurate", select: Iterable[str] | None = None,
+         ignore: Iterable[str] | None = None) -> Report:
+    """One-shot front of :meth:`Analyzer.lint`."""
+    return _default(mode).lint(text, select=select, ignore=ignore)

@@ -1,0 +1,97 @@
+"""The analyzer's result: findings, a verdict, both graphs and the alignment.
+
+JSON schema ``refgraph.report/1`` (docs/contracts.md section 5): fields are only ever added
+within a schema version.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from .align import Alignment
+from .findings import Evidence, Finding
+from .model import RefGraph
+
+REPORT_SCHEMA = "refgraph.report/1"
+Verdict: TypeAlias = Literal["apply", "apply-with-log", "reject", "refuse"]
+
+
+def verdict_for(findings: list[Finding]) -> Verdict:
+    """Severity -> verdict: none -> apply; only info/warning -> apply-with-log; error -> reject."""
+    if not findings:
+        return "apply"
+    if any(f.severity == "error" for f in findings):
+        return "reject"
+    return "apply-with-log"
+
+
+@dataclass(slots=True)
+class Report:
+    """What :func:`refgraph.analyze` (or :func:`refgraph.lint`) found.
+
+    ``before_graph``/``after_graph`` and ``alignment`` are kept for rendering and notebooks;
+    ``after`` is empty and ``after_graph``/``alignment`` are None for a lint report.
+    """
+
+    verdict: Verdict
+    intent: str
+    mode: str
+    findings: list[Finding]
+    before: str
+    after: str
+    before_graph: RefGraph | None = None
+    after_graph: RefGraph | None = None
+    alignment: Alignment | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def codes(self) -> list[str]:
+        """The codes found, sorted, each once."""
+        return sorted({f.code for f in self.findings})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": REPORT_SCHEMA, "verdict": self.verdict, "intent": self.intent,
+                "mode": self.mode, "findings": [f.to_dict() for f in self.findings],
+                "stats": dict(self.stats)}
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    def format_text(self, *, before_name: str = "before", after_name: str = "after") -> str:
+        """A terminal report: each finding with its code, message, lines and fix."""
+        lines_of = {"before": _LineIndex(self.before), "after": _LineIndex(self.after)}
+        names = {"before": before_name, "after": after_name}
+        out = []
+        for f in self.findings:
+            out.append(f"{f.code} {f.name} [{f.severity}] {f.message}")
+            for e in f.evidence:
+                out.append(f"  {names[e.side]}:{lines_of[e.side].where(e)}  {_quote(e)}")
+            out.append(f"  fix: {f.hint}")
+        counts = Counter(f.severity for f in self.findings)
+        summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
+        out.append(f"verdict: {self.verdict} ({summary})")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.format_text()
+
+
+class _LineIndex:
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def where(self, e: Evidence) -> str:
+        line = bisect.bisect_right(self.starts, e.start)
+        col = e.start - self.starts[line - 1] + 1
+        end_line = bisect.bisect_right(self.starts, max(e.start, e.end - 1))
+        span = f"{line}" if end_line == line else f"{line}-{end_line}"
+        return f"{span}:{col} [{e.start}:{e.end}]"
+
+
+def _quote(e: Evidence, width: int = 100) -> str:
+    q = " ".join(e.quote.split())
+    return repr(q if len(q) <= width else q[: width - 3] + "...")

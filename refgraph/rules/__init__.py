@@ -1,0 +1,63 @@
+"""The finding catalogue: one class per code. ``docs/findings.md`` is generated from it.
+
+Codes are never reused. RG1xx referents, RG2xx quantities, RG3xx meaning, RG4xx patch shape,
+RG5xx recoverability, RG6xx single-text lint. RG401-RG403 and RG503 belong to the guarded apply.
+"""
+
+from __future__ import annotations
+
+from .base import Example, Rule
+from .context import INTENTS, Context, Intent, Side
+from .lint import OneSidedConditional, UndefinedIdentifier, UnitlessMeasure, UnresolvedReference
+from .meaning import DroppedHedge, InvertedCausality, InvertedPolarity, LostConstraint
+from .patches import NonShrinkingPrune, PatchFanout
+from .quantities import ChangedQuantity, DroppedUnit
+from .recovery import PrunedNegativeResult, UnrecoverablePrune
+from .referents import DanglingDeictic, MergedEntity, OrphanedReference, UnsupportedReferent
+
+RULES: tuple[type[Rule], ...] = (
+    OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent,
+    DroppedUnit, ChangedQuantity,
+    InvertedPolarity, InvertedCausality, LostConstraint, DroppedHedge,
+    NonShrinkingPrune, PatchFanout,
+    UnrecoverablePrune, PrunedNegativeResult,
+    UnitlessMeasure, UnresolvedReference, OneSidedConditional, UndefinedIdentifier,
+)
+BY_CODE: dict[str, type[Rule]] = {r.code: r for r in RULES}
+
+# One cause, one finding: when two findings cite overlapping spans, the code earlier in this list
+# is the more specific one and the other is dropped. Patch-shape codes are causes of their own.
+SPECIFICITY: tuple[str, ...] = ("RG201", "RG202", "RG304", "RG301", "RG302", "RG103", "RG102",
+                                "RG101", "RG303", "RG502", "RG501", "RG104")
+INDEPENDENT = frozenset({"RG404", "RG405"})
+
+
+def get_rule(code: str) -> type[Rule]:
+    """The rule class for ``code`` (case-insensitive); ``KeyError`` when there is none."""
+    return BY_CODE[code.upper()]
+
+
+def render_markdown() -> str:
+    """``docs/findings.md``: every rule with its summary, docs, hint and example."""
+    out = ["# Findings catalogue", "",
+           "Generated from `refgraph.rules` by `python -m refgraph.rules > docs/findings.md`; "
+           "a test fails when this file is stale. Severity is the default policy's.", "",
+           "| code | name | severity | fires when |", "|---|---|---|---|"]
+    for r in RULES:
+        out.append(f"| {r.code} | {r.name} | {r.severity} | {r.summary} |")
+    for r in RULES:
+        ex = r.example
+        out += ["", f"## {r.code} {r.name}", "", r.doc().split("\n", 1)[1].strip()
+                if "\n" in r.doc() else r.doc(), "", f"**Fix:** {r.hint}", "", "**Example:**", ""]
+        if ex.after is None:
+            out += ["```text", ex.before, "```"]
+        else:
+            extra = f", declared_span={ex.declared_span}" if ex.declared_span else ""
+            out += [f"intent=`{ex.intent}`{extra}", "", "before:", "```text", ex.before, "```",
+                    "after:", "```text", ex.after, "```"]
+    return "\n".join(out).replace("\n## What", "\n### What").replace("\n## Why", "\n### Why") \
+        + "\n"
+
+
+__all__ = ["BY_CODE", "INDEPENDENT", "INTENTS", "RULES", "SPECIFICITY", "Context", "Example",
+           "Intent", "Rule", "Side", "get_rule", "render_markdown"]

@@ -1,0 +1,55 @@
+"""The rule base class: one class per finding, ruff-style (code, name, docs, example).
+
+A rule's docstring has "What it detects" and "Why it matters" sections; ``docs/findings.md`` is
+generated from the catalogue (``python -m refgraph.rules``) and a test fails when it is stale.
+Each rule carries an ``example`` that the test suite runs through the analyzer.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..findings import Evidence, Finding, Severity
+from .context import Context, Intent, Side
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A pair that must produce the rule's code (``after`` is None for a lint rule)."""
+
+    before: str
+    after: str | None = None
+    intent: Intent = "rewrite"
+    declared_span: tuple[int, int] | None = None
+
+
+class Rule:
+    """A check over an aligned pair of referent graphs."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line: fires when ...
+    hint: ClassVar[str]  # how to fix it
+    example: ClassVar[Example]
+    severity: ClassVar[Severity] = "error"
+    lint: ClassVar[bool] = False  # True: checks one text (``refgraph lint``), not a pair
+
+    def check(self, ctx: Context) -> Iterator[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+        yield
+
+    def check_text(self, side: Side) -> Iterator[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+        yield
+
+    def finding(self, message: str, *evidence: Evidence, hint: str | None = None) -> Finding:
+        return Finding(self.code, self.name, self.severity, message, hint or self.hint,
+                       tuple(evidence))
+
+    @classmethod
+    def doc(cls) -> str:
+        """The rule's documentation (its docstring, dedented)."""
+        return inspect.cleandoc(cls.__doc__ or "")

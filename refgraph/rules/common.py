@@ -1,0 +1,76 @@
+"""Small helpers the rules share: word lists, overlap tests, and where content went."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..align import UnitStatus, content_words
+from ..resources import load_json
+from .context import Context, Side
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@cache
+def lexicon(name: str) -> frozenset[str]:
+    """A word list from ``models/lexicon/analysis.json``."""
+    return frozenset(str(w) for w in load_json("lexicon", "analysis.json")[name])
+
+
+def has_phrase(text_lower: str, phrases: frozenset[str]) -> str | None:
+    """The first phrase of ``phrases`` found in ``text_lower`` at word boundaries."""
+    for p in sorted(phrases, key=len, reverse=True):
+        for m in re.finditer(re.escape(p), text_lower):
+            a, b = m.start(), m.end()
+            left = a == 0 or not text_lower[a - 1].isalnum()
+            right = b == len(text_lower) or not text_lower[b].isalnum() or not p[-1].isalnum()
+            if left and right:
+                return p
+    return None
+
+
+def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
+    """Share of ``needed`` words that are in ``present`` (1.0 when nothing is needed)."""
+    if not needed:
+        return 1.0
+    return len(needed & present) / len(needed)
+
+
+def numbers_in(text: str) -> list[float]:
+    """Numerals as written in ``text`` ("20 million" -> [20.0])."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        raw = m.group().replace(",", "")
+        try:
+            out.append(float(raw))
+        except ValueError:  # pragma: no cover - the pattern only matches numerals
+            continue
+    return out
+
+
+def region_after(ctx: Context, i: int) -> list[int]:
+    """After units that carry content of before unit ``i`` (its rewrites and merges)."""
+    out = set(ctx.after_units_from(i)) | set(ctx.after_units_citing(i))
+    return sorted(out)
+
+
+def region_words(side: Side, units: list[int]) -> frozenset[str]:
+    out: set[str] = set()
+    for j in units:
+        out |= side.units[j].words
+    return frozenset(out)
+
+
+def scope_words(side: Side, start: int, end: int, drop: str = "") -> frozenset[str]:
+    """Content words of ``text[start:end]`` without the cue word(s) ``drop``."""
+    words = content_words(side.text[start:end])
+    return words - content_words(drop) if drop else words
+
+
+def changed_before_units(ctx: Context) -> list[int]:
+    return [i for i, s in enumerate(ctx.alignment.before_status) if s is not UnitStatus.KEPT]
+
+
+def close(a: float, b: float, rel: float = 1e-6) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)

@@ -1,0 +1,112 @@
+"""What a rule sees: both texts, both graphs, their units and the alignment, indexed once.
+
+Built by the analyzer; rules only read it. Everything here is plain Python over networkx graphs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..align import Alignment, Unit, content_words, unit_index, units_of
+from ..findings import Evidence
+from ..findings import Side as SideName
+from ..model import NodeKind, RefGraph
+
+Intent = Literal["rewrite", "summarize", "prune"]
+INTENTS: tuple[Intent, ...] = ("rewrite", "summarize", "prune")
+
+
+@dataclass(slots=True)
+class Side:
+    """One text with its graph, its units and which unit holds each span node."""
+
+    name: SideName
+    text: str
+    G: RefGraph
+    units: list[Unit]
+    unit_of: dict[str, int]
+    in_unit: list[list[str]]  # span node ids per unit, in document order
+    lower: str = ""
+
+    @classmethod
+    def build(cls, name: SideName, text: str, G: RefGraph) -> Side:
+        units = units_of(G)
+        unit_of = unit_index(units, G)
+        in_unit: list[list[str]] = [[] for _ in units]
+        for nid, i in unit_of.items():
+            in_unit[i].append(nid)
+        nodes = G.nodes
+        for lst in in_unit:
+            lst.sort(key=lambda n: (nodes[n]["start"], nodes[n]["end"]))
+        return cls(name, text, G, units, unit_of, in_unit, text.lower())
+
+    def d(self, nid: str) -> dict[str, Any]:
+        """The data of node ``nid``."""
+        data: dict[str, Any] = self.G.nodes[nid]
+        return data
+
+    def of_kind(self, i: int, kind: NodeKind) -> list[str]:
+        """Span nodes of ``kind`` inside unit ``i``."""
+        v = kind.value
+        return [n for n in self.in_unit[i] if self.G.nodes[n]["kind"] == v]
+
+    def nodes_of(self, kind: NodeKind) -> list[str]:
+        """Every node of ``kind``, in document order."""
+        v = kind.value
+        out = [n for n, d in self.G.nodes(data=True) if d["kind"] == v]
+        out.sort(key=lambda n: self.G.nodes[n]["start"])
+        return out
+
+    def ev(self, start: int, end: int) -> Evidence:
+        """Evidence for ``text[start:end]`` on this side."""
+        return Evidence(self.name, start, end, self.text[start:end])
+
+    def ev_node(self, nid: str) -> Evidence:
+        d = self.G.nodes[nid]
+        return self.ev(d["start"], d["end"])
+
+    def ev_unit(self, i: int) -> Evidence:
+        u = self.units[i]
+        return self.ev(u.start, u.end)
+
+    def words(self, start: int, end: int) -> frozenset[str]:
+        return content_words(self.text[start:end])
+
+
+@dataclass(slots=True)
+class Context:
+    """Both sides of a rewrite plus what the caller said about it."""
+
+    before: Side
+    after: Side
+    alignment: Alignment
+    intent: Intent = "rewrite"
+    declared_span: tuple[int, int] | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def after_units_from(self, i: int) -> list[int]:
+        """After units whose best source is before unit ``i``."""
+        rev = self._cache.get("rev")
+        if rev is None:
+            rev = defaultdict(list)
+            for j, src in self.alignment.match.items():
+                rev[src].append(j)
+            self._cache["rev"] = rev
+        out: list[int] = rev.get(i, [])
+        return out
+
+    def after_units_citing(self, i: int) -> list[int]:
+        """After units that drew at least a third of their content from before unit ``i``."""
+        rev = self._cache.get("revsrc")
+        if rev is None:
+            rev = defaultdict(list)
+            for j, srcs in self.alignment.sources.items():
+                for s in srcs:
+                    rev[s].append(j)
+            self._cache["revsrc"] = rev
+        out: list[int] = rev.get(i, [])
+        return out

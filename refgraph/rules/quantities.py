@@ -1,0 +1,188 @@
+"""Quantity rules: RG201 dropped-unit, RG202 changed-quantity.
+
+Both read one shared comparison (:func:`quantity_diffs`): every quantity of a rewritten
+``after`` unit is paired with a quantity of the ``before`` units it came from. Equal values
+written differently ("two seconds", "2000 ms", "2 s") pair as equal, so they never fire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..findings import Finding
+from ..model import NodeKind
+from .base import Example, Rule
+from .common import close, numbers_in
+from .context import Context
+
+DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
+_APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
+
+
+@dataclass(frozen=True, slots=True)
+class QDiff:
+    kind: DiffKind
+    after: str  # quantity node in after
+    before: str | None  # the quantity it was paired with
+
+
+def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
+    if qb.get("base_unit") != qa.get("base_unit"):
+        return False
+    tol = _APPROX_TOLERANCE if qa["bound"] == "~" else 1e-6
+    if not close(qb["base_magnitude"], qa["base_magnitude"], tol):
+        return False
+    if ("base_magnitude_high" in qb) != ("base_magnitude_high" in qa):
+        return False
+    if "base_magnitude_high" in qb and not close(qb["base_magnitude_high"],
+                                                 qa["base_magnitude_high"], tol):
+        return False
+    return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
+
+
+def _scaled(q: dict[str, Any]) -> bool:
+    """True when the value is not the numeral as written ("20 million", "1.5k")."""
+    return not any(close(n, q["magnitude"]) for n in numbers_in(q["text"]))
+
+
+def quantity_diffs(ctx: Context) -> list[QDiff]:
+    """Pair the quantities of every rewritten or added after unit with their sources."""
+    cached: list[QDiff] | None = ctx._cache.get("qdiff")
+    if cached is not None:
+        return cached
+    out: list[QDiff] = []
+    b, a, al = ctx.before, ctx.after, ctx.alignment
+    all_before: list[dict[str, Any]] | None = None
+    for j in al.changed_after():
+        qas = a.of_kind(j, NodeKind.QUANTITY)
+        if not qas:
+            continue
+        src = set(al.sources.get(j, []))
+        if j in al.match:
+            src.add(al.match[j])
+        qbs = [q for i in sorted(src) for q in b.of_kind(i, NodeKind.QUANTITY)]
+        used: set[str] = set()
+        left: list[str] = []
+        for qa in qas:
+            hit = next((qb for qb in qbs if qb not in used and _same(b.d(qb), a.d(qa))), None)
+            if hit is None:
+                left.append(qa)
+            else:
+                used.add(hit)
+        for qa in left:
+            da = a.d(qa)
+            free = [qb for qb in qbs if qb not in used]
+            pair = _pair(da, free, b.d)
+            if pair is not None:
+                used.add(pair[1])
+                out.append(QDiff(pair[0], qa, pair[1]))
+                continue
+            if all_before is None:
+                all_before = [b.d(q) for q in b.nodes_of(NodeKind.QUANTITY)]
+            if any(_same(db, da) or close(db["base_magnitude"], da["base_magnitude"])
+                   for db in all_before):
+                continue  # the value is in before, somewhere else: moved, not invented
+            if any(close(n, da["magnitude"]) for n in numbers_in(b.text)):
+                continue
+            out.append(QDiff("unsupported", qa, None))
+    ctx._cache["qdiff"] = out
+    return out
+
+
+def _pair(da: dict[str, Any], free: list[str],
+          data: Any) -> tuple[DiffKind, str] | None:
+    unitless = "base_unit" not in da
+    if unitless:
+        for qb in free:
+            db = data(qb)
+            if ("base_unit" in db or _scaled(db)) and (
+                    close(db["magnitude"], da["magnitude"])
+                    or any(close(n, da["magnitude"]) for n in numbers_in(db["text"]))):
+                return "dropped-unit", qb
+    for qb in free:
+        db = data(qb)
+        if (db.get("base_unit") == da.get("base_unit") and db["bound"] == "~"
+                and da["bound"] == "=" and close(db["base_magnitude"], da["base_magnitude"],
+                                                 _APPROX_TOLERANCE)):
+            return "approx-dropped", qb
+    same_dim = [qb for qb in free if data(qb).get("base_unit") == da.get("base_unit")]
+    if "measured" in da:
+        named = [qb for qb in same_dim if data(qb).get("measured") == da["measured"]]
+        if named:
+            return "changed", named[0]
+    if len(same_dim) == 1 and (not unitless or len(free) == 1):
+        return "changed", same_dim[0]
+    return None
+
+
+class DroppedUnit(Rule):
+    """A number survives the rewrite but its unit or scale is gone.
+
+    ## What it detects
+    A quantity in ``after`` that is a bare number where its source in ``before`` had a unit or a
+    scale word: "the timeout is 30 seconds" -> "the timeout is 30", "20 million rows" -> "20".
+
+    ## Why it matters
+    The number keeps its value and loses its dimension; later reasoning compares 30 seconds
+    with 30 milliseconds, or 20 with 20 million, and nothing looks wrong.
+    """
+
+    code = "RG201"
+    name = "dropped-unit"
+    summary = "a number survives but its unit or scale is gone"
+    hint = "Keep the unit (or scale word) next to the number, as it was in before."
+    example = Example("The request timeout is 30 seconds.", "The request timeout is 30.")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        for dq in quantity_diffs(ctx):
+            if dq.kind != "dropped-unit" or dq.before is None:
+                continue
+            qb, qa = ctx.before.d(dq.before), ctx.after.d(dq.after)
+            yield self.finding(
+                f"{qb['text']!r} became {qa['text']!r}: the number kept its value but lost its "
+                f"{'unit' if 'unit' in qb else 'scale'}",
+                ctx.before.ev_node(dq.before), ctx.after.ev_node(dq.after),
+                hint=f"Write {qb['text']!r} in after, not {qa['text']!r}.")
+
+
+class ChangedQuantity(Rule):
+    """A quantity's magnitude, unit or bound changed in the rewrite.
+
+    ## What it detects
+    A quantity in a rewritten unit whose counterpart in ``before`` (the same thing measured, or
+    the only quantity of the same dimension) has a different value, unit or bound: "30 s" ->
+    "30 ms", "more than 40" -> "40", "15%" -> "1.5%". Equal quantities written differently
+    ("two seconds" and "2 s", "2000 ms" and "2 s") are compared in base units and do not fire.
+
+    ## Why it matters
+    A changed number reads as fluently as the right one; an agent acting on it is silently off
+    by the difference.
+    """
+
+    code = "RG202"
+    name = "changed-quantity"
+    summary = "a quantity's magnitude, unit or bound changed"
+    hint = "Copy the quantity from before exactly, or an equal value in another unit."
+    example = Example("Keep the cache TTL at 300 seconds.", "Keep the cache TTL at 300 ms.")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        for dq in quantity_diffs(ctx):
+            if dq.kind != "changed" or dq.before is None:
+                continue
+            qb, qa = ctx.before.d(dq.before), ctx.after.d(dq.after)
+            what = []
+            if not close(qb["base_magnitude"], qa["base_magnitude"]):
+                what.append("value")
+            if qb.get("unit") != qa.get("unit") and what:
+                what.append("unit")
+            if qb["bound"] != qa["bound"]:
+                what.append("bound")
+            if not what:
+                what.append("range")
+            yield self.finding(
+                f"{qb['text']!r} became {qa['text']!r} ({' and '.join(what)} changed)",
+                ctx.before.ev_node(dq.before), ctx.after.ev_node(dq.after),
+                hint=f"Restore {qb['text']!r}; if the value really changed, say where the new "
+                     "value comes from.")
