@@ -3,7 +3,13 @@
 Blocks are parsed through the incremental :class:`~refgraph.parse.Parser`; this module only
 assembles plain nodes and edges from the cached records, in one pass over the blocks plus a
 resolution pass for references, so building is linear in the number of extracted things.
-Schema: ``docs/graph.md``.
+
+Assembly is split in two so a re-build after a rewrite is cheap: everything that depends on a
+block's content alone (its nodes, the edges between them, the referents they name) is a
+*fragment* with block-relative offsets, built once per parsed block and kept with it; a build
+only copies each fragment's node data with offsets shifted to where the block now stands, then
+adds what crosses blocks (first occurrences of referents, a causal's premise in an earlier
+block, references). Schema: ``docs/graph.md``.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -19,9 +26,8 @@ from .blocks import Block, split_blocks
 from .errors import InputError
 from .gcpause import gc_paused
 from .io import decode_text
-from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, Scalar, referent_id
+from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, referent_id
 from .nlp.pipeline import Mode
-from .nlp.records import Record
 from .parse import ParsedBlock, Parser
 
 # Heads that name a constraint: "the above constraint" looks for a constraint node.
@@ -87,17 +93,21 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
 
 
 def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode: str) -> RefGraph:
-    """Nodes and edges from parsed blocks (pure: no parsing happens here)."""
-    builder = _Builder(text)
+    """Nodes and edges from parsed blocks (pure: no parsing happens here).
+
+    Each parsed block keeps its fragment (see the module docstring), so assembling blocks that
+    were assembled before costs a copy of their node data, not a re-derivation.
+    """
+    G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
     with gc_paused():
+        asm = _Assembly(G)
         for block, pb in zip(blocks, parsed, strict=True):
-            builder.add_block(block, pb)
-        builder.resolve_references()
-        G: RefGraph = nx.MultiDiGraph(schema=SCHEMA, mode=mode, length=len(text))
-        # Bulk insertion: networkx's per-call add_node/add_edge dominate otherwise.
-        G.add_nodes_from(builder.nodes.items())
-        # (u, v, key, data) 4-tuples are what MultiDiGraph takes; the stubs only know Graph's.
-        G.add_edges_from(builder.edges)  # type: ignore[arg-type]
+            frag = pb.fragment
+            if not isinstance(frag, _Fragment) or frag.key != (block.kind, block.text):
+                frag = _Fragment.build(block, pb)
+                pb.fragment = frag
+            asm.add(block, frag)
+        asm.resolve_references()
     return G
 
 
@@ -106,138 +116,194 @@ _E = {k: k.value for k in EdgeKind}
 _LINKED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.QUANTITY],
                      _K[NodeKind.HEDGE], _K[NodeKind.CONSTRAINT], _K[NodeKind.HANDLE]})
 _NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.HANDLE]})
+_SPAN = ("start", "end")
+
+# Edge endpoints in a fragment: an int is a node of the block (an index into its ids), a str a
+# referent id; these two stand for nodes only a build knows.
+_PREV = -1  # the last sentence of an earlier block (the premise of "Therefore, B." at the start)
+_MEASURED = -2  # the referent a quantity measures: an identifier if one exists by then, else a term
+
+# A fragment node entry: (id index, data with block-relative offsets, keys of the offsets,
+# what to do after adding it). Hooks: ("ref", referent id, data) adds the referent at its first
+# occurrence; ("measure", identifier id, term id, term data) picks what a quantity measures;
+# _COND adds the node only when an earlier block has a sentence.
+_Hook = tuple[Any, ...] | None
+_COND: tuple[str] = ("cond",)
 
 
-class _Builder:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.nodes: dict[str, dict[str, Any]] = {}
-        self.edges: list[tuple[str, str, str, dict[str, Any]]] = []
-        self._edge_keys: set[tuple[str, str, str]] = set()
-        self.sentences: list[str] = []  # sentence node ids in document order
-        self.sentence_ends: list[int] = []  # their end offsets (non-decreasing)
-        self.ref_of: dict[str, str] = {}  # occurrence node -> referent it uses or defines
-        self.heads: dict[str, list[tuple[int, str]]] = {}  # head word -> occurrences
-        self.constraints: list[tuple[int, str]] = []
-        self.mentions: list[tuple[int, str]] = []
-        self.pending: list[tuple[str, dict[str, Any]]] = []  # deictics, in document order
+def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
+    return _SPAN + tuple(k for k, v in attrs.items() if type(v) is int
+                         and (k.endswith("_start") or k.endswith("_end")))
 
-    # nodes and edges -------------------------------------------------------------------------
-    def node(self, nid: str, kind: NodeKind, start: int, end: int, **attrs: Scalar) -> str:
-        self.nodes[nid] = {"kind": _K[kind], "text": self.text[start:end], "start": start,
-                           "end": end, **attrs}
-        return nid
 
-    def edge(self, u: str, v: str, kind: EdgeKind, **attrs: Scalar) -> None:
-        key = _E[kind]
-        if (u, v, key) in self._edge_keys:
-            return
-        self._edge_keys.add((u, v, key))
-        self.edges.append((u, v, key, {"kind": key, **attrs}))
+@dataclass(slots=True)
+class _Fragment:
+    """What one block contributes to the graph, relative to the block (see module docstring)."""
 
-    def referent(self, ref_kind: RefKind, key: str, start: int, end: int) -> str:
-        rid = referent_id(ref_kind, key)
-        if rid not in self.nodes:
-            self.node(rid, NodeKind.REFERENT, start, end, ref_kind=ref_kind.value, key=key)
-        return rid
+    key: tuple[str, str]  # (block kind, text): the fragment serves only this content
+    suffixes: list[str] = field(default_factory=list)  # node id after the block id ("" = block)
+    nodes: list[tuple[int, dict[str, Any], tuple[str, ...], _Hook]] = field(default_factory=list)
+    edges: list[tuple[int, int | str, str, dict[str, Any], bool]] = field(default_factory=list)
+    sentences: list[tuple[int, int, int]] = field(default_factory=list)  # (index, start, end)
+    heads: list[tuple[str, int, int]] = field(default_factory=list)  # (head, start, index)
+    constraints: list[tuple[int, int]] = field(default_factory=list)  # (start, index)
+    mentions: list[tuple[int, int]] = field(default_factory=list)
+    deictics: list[tuple[int, str, str]] = field(default_factory=list)  # (index, head, kind)
 
-    # blocks ------------------------------------------------------------------------------------
-    def add_block(self, block: Block, pb: ParsedBlock) -> None:
-        off = block.start
-        bid = block.id
-        extra: dict[str, Scalar] = {"block_kind": block.kind.value, "hash": block.hash}
+    @classmethod
+    def build(cls, block: Block, pb: ParsedBlock) -> _Fragment:
+        return _FragmentBuilder(block).build(pb)
+
+
+class _FragmentBuilder:
+    """Derives a block's fragment from its parse, in block-relative offsets."""
+
+    def __init__(self, block: Block) -> None:
+        self.text = block.text
+        self.frag = _Fragment((block.kind, block.text))
+        self.index: dict[str, int] = {}  # suffix -> id index
+        self.data: dict[int, dict[str, Any]] = {}  # id index -> latest data
+        self.edge_keys: set[tuple[int, int | str, str]] = set()
+        self.ref_of: dict[int, str] = {}  # occurrence -> referent it uses or defines
+        extra: dict[str, Any] = {"block_kind": block.kind.value, "hash": block.hash}
         if block.role:
             extra["role"] = block.role
         if block.turn_id:
             extra["turn_id"] = block.turn_id
-        self.node(bid, NodeKind.BLOCK, block.start, block.end, **extra)
-        sent_ids: list[str] = []
+        self.node("", NodeKind.BLOCK, 0, len(block.text), extra)
+
+    def node(self, suffix: str, kind: NodeKind, start: int, end: int,
+             attrs: dict[str, Any] | None = None, hook: _Hook = None) -> int:
+        i = self.index.get(suffix)
+        if i is None:
+            i = self.index[suffix] = len(self.frag.suffixes)
+            self.frag.suffixes.append(suffix)
+        data = {"kind": _K[kind], "text": self.text[start:end], "start": start, "end": end}
+        keys: tuple[str, ...] = _SPAN
+        if attrs:
+            data.update(attrs)
+            keys = _offset_keys(attrs)
+        self.frag.nodes.append((i, data, keys, hook))
+        if hook is not _COND:
+            self.data[i] = data
+        return i
+
+    def edge(self, u: int, v: int | str, kind: EdgeKind, attrs: dict[str, Any] | None = None,
+             cond: bool = False) -> None:
+        key = _E[kind]
+        if not cond:  # a repeat of a waiting edge is dropped at assembly
+            if (u, v, key) in self.edge_keys:
+                return
+            self.edge_keys.add((u, v, key))
+        data = {"kind": key, **attrs} if attrs else {"kind": key}
+        self.frag.edges.append((u, v, key, data, cond))
+
+    def build(self, pb: ParsedBlock) -> _Fragment:
+        frag = self.frag
+        sent_ids: list[int] = []
         sent_starts: list[int] = []
+        sent_ends: list[int] = []
         for s, e in pb.sentences:
-            sid = self.node(f"{bid}:sentence@{s}-{e}", NodeKind.SENTENCE, off + s, off + e)
-            self.edge(bid, sid, EdgeKind.CONTAINS)
+            sid = self.node(f":sentence@{s}-{e}", NodeKind.SENTENCE, s, e)
+            self.edge(0, sid, EdgeKind.CONTAINS)
             sent_ids.append(sid)
             sent_starts.append(s)
-            self.sentences.append(sid)
-            self.sentence_ends.append(off + e)
-        spans: list[tuple[int, str]] = []  # (global start, node id) of span nodes
+            sent_ends.append(e)
+            frag.sentences.append((sid, s, e))
+        spans: list[tuple[int, str, int]] = []  # (start, id suffix, id index) of span nodes
         for rec in pb.records:
-            nid = self._record(bid, off, rec, sent_ids, sent_starts)
-            if nid is not None:
-                spans.append((off + rec.start, nid))
-        spans.sort()
-        starts = [s for s, _ in spans]
-        for _, nid in spans:
-            self._scope_edges(nid, spans, starts)
+            suffix = f":{rec.kind}@{rec.start}-{rec.end}"
+            if suffix in self.index:
+                continue
+            i = self._record(suffix, rec.kind, rec.start, rec.end, rec.attrs, sent_ids,
+                             sent_starts, sent_ends)
+            spans.append((rec.start, suffix, i))
+        spans.sort()  # by start, then id: the order scope edges are added in
+        starts = [s for s, _, _ in spans]
+        for _, _, i in spans:
+            self._scope_edges(i, spans, starts)
+        return frag
 
-    def _record(self, bid: str, off: int, rec: Record, sent_ids: list[str],
-                sent_starts: list[int]) -> str | None:
-        kind = NodeKind(rec.kind)
-        nid = f"{bid}:{rec.kind}@{rec.start}-{rec.end}"
-        if nid in self.nodes:
-            return None
-        g = rec.shifted(off)
-        self.node(nid, kind, g.start, g.end, **g.attrs)
-        k = bisect.bisect_right(sent_starts, rec.start) - 1
-        self.edge(sent_ids[k] if k >= 0 else bid, nid, EdgeKind.CONTAINS)
-        a = g.attrs
+    def _record(self, suffix: str, kind_value: str, start: int, end: int, a: dict[str, Any],
+                sent_ids: list[int], sent_starts: list[int], sent_ends: list[int]) -> int:
+        kind = NodeKind(kind_value)
+        frag = self.frag
+        hook: _Hook = None
+        rid = ""
         if kind is NodeKind.IDENTIFIER:
-            name = str(a["name"])
-            rid = self.referent(RefKind.IDENTIFIER, name, g.start, g.end)
-            self.edge(nid, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
-            self.ref_of[nid] = rid
-            head = _head_word(name)
-            if head:
-                self.heads.setdefault(head, []).append((g.start, nid))
+            rid = referent_id(RefKind.IDENTIFIER, str(a["name"]))
+            hook = ("ref", rid, _referent(RefKind.IDENTIFIER, str(a["name"]), self.text,
+                                          start, end))
         elif kind is NodeKind.HANDLE:
-            rid = self.referent(RefKind.HANDLE, str(a["value"]), g.start, g.end)
-            self.edge(nid, rid, EdgeKind.USES)
-            self.ref_of[nid] = rid
+            rid = referent_id(RefKind.HANDLE, str(a["value"]))
+            hook = ("ref", rid, _referent(RefKind.HANDLE, str(a["value"]), self.text,
+                                          start, end))
         elif kind is NodeKind.MENTION:
-            rid = self.referent(RefKind.ENTITY, str(a["key"]), g.start, g.end)
-            self.edge(nid, rid, EdgeKind.USES)
-            self.ref_of[nid] = rid
-            self.heads.setdefault(str(a["head"]).lower(), []).append((g.start, nid))
-            self.mentions.append((g.start, nid))
+            rid = referent_id(RefKind.ENTITY, str(a["key"]))
+            hook = ("ref", rid, _referent(RefKind.ENTITY, str(a["key"]), self.text, start, end))
         elif kind is NodeKind.QUANTITY and "measured" in a:
             measured = str(a["measured"])
-            ident = referent_id(RefKind.IDENTIFIER, measured)
-            m0 = int(a.get("measured_start", g.start))
-            m1 = int(a.get("measured_end", g.end))
-            rid = ident if ident in self.nodes else self.referent(
-                RefKind.TERM, measured.lower(), m0, m1)
-            self.edge(nid, rid, EdgeKind.MEASURES)
+            m0 = int(a.get("measured_start", start))
+            m1 = int(a.get("measured_end", end))
+            hook = ("measure", referent_id(RefKind.IDENTIFIER, measured),
+                    referent_id(RefKind.TERM, measured.lower()),
+                    _referent(RefKind.TERM, measured.lower(), self.text, m0, m1))
+        i = self.node(suffix, kind, start, end, a, hook)
+        k = bisect.bisect_right(sent_starts, start) - 1
+        self.edge(sent_ids[k] if k >= 0 else 0, i, EdgeKind.CONTAINS)
+        if kind is NodeKind.IDENTIFIER:
+            self.edge(i, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
+            self.ref_of[i] = rid
+            head = _head_word(str(a["name"]))
+            if head:
+                frag.heads.append((head, start, i))
+        elif kind is NodeKind.HANDLE:
+            self.edge(i, rid, EdgeKind.USES)
+            self.ref_of[i] = rid
+        elif kind is NodeKind.MENTION:
+            self.edge(i, rid, EdgeKind.USES)
+            self.ref_of[i] = rid
+            frag.heads.append((str(a["head"]).lower(), start, i))
+            frag.mentions.append((start, i))
+        elif hook is not None:  # a quantity that says what it measures
+            self.edge(i, _MEASURED, EdgeKind.MEASURES)
         elif kind is NodeKind.CONSTRAINT:
-            self.constraints.append((g.start, nid))
+            frag.constraints.append((start, i))
         elif kind is NodeKind.DEICTIC:
-            self.pending.append((nid, dict(a)))
+            frag.deictics.append((i, str(a.get("head", "")).lower(),
+                                  str(a.get("deictic_kind", ""))))
         elif kind is NodeKind.CAUSAL:
-            self._causal(bid, off, nid, g)
-        return nid
+            self._causal(i, start, a, sent_ids, sent_ends)
+        return i
 
-    def _causal(self, bid: str, off: int, nid: str, g: Record) -> None:
-        a = g.attrs
+    def _causal(self, i: int, start: int, a: dict[str, Any], sent_ids: list[int],
+                sent_ends: list[int]) -> None:
         c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
-        before = bisect.bisect_right(self.sentence_ends, g.start)  # sentences ended before it
-        if "premise_start" not in a and before == 0:
-            return  # "Therefore, ..." with no sentence before it: nothing to link
-        concl = self.node(f"{bid}:claim@{c0 - off}-{c1 - off}", NodeKind.CLAIM, c0, c1,
-                          role="conclusion")
-        self.edge(bid, concl, EdgeKind.CONTAINS)
-        if "premise_start" in a:
+        has_premise = "premise_start" in a
+        prem = _PREV
+        cond = False
+        if not has_premise:
+            # "Therefore, B." rests on the sentence before it, wherever that is: in this block
+            # if one ended before the cue, else the last sentence of an earlier block (if any,
+            # which only a build knows: everything below waits for it).
+            before = bisect.bisect_right(sent_ends, start)
+            if before:
+                prem = sent_ids[before - 1]
+            else:
+                cond = True
+        concl = self.node(f":claim@{c0}-{c1}", NodeKind.CLAIM, c0, c1, {"role": "conclusion"},
+                          _COND if cond else None)
+        self.edge(0, concl, EdgeKind.CONTAINS, cond=cond)
+        if has_premise:
             p0, p1 = int(a["premise_start"]), int(a["premise_end"])
-            prem = self.node(f"{bid}:claim@{p0 - off}-{p1 - off}", NodeKind.CLAIM, p0, p1,
-                             role="premise")
-            self.edge(bid, prem, EdgeKind.CONTAINS)
-        else:
-            # "Therefore, B." rests on the sentence before it, wherever that is.
-            prem = self.sentences[before - 1]
-        self.edge(nid, prem, EdgeKind.SIGNALS, role="premise")
-        self.edge(nid, concl, EdgeKind.SIGNALS, role="conclusion")
-        self.edge(prem, concl, EdgeKind.SUPPORTS, connective=str(a["connective"]))
+            prem = self.node(f":claim@{p0}-{p1}", NodeKind.CLAIM, p0, p1, {"role": "premise"})
+            self.edge(0, prem, EdgeKind.CONTAINS)
+        self.edge(i, prem, EdgeKind.SIGNALS, {"role": "premise"}, cond)
+        self.edge(i, concl, EdgeKind.SIGNALS, {"role": "conclusion"}, cond)
+        self.edge(prem, concl, EdgeKind.SUPPORTS, {"connective": str(a["connective"])}, cond)
 
-    def _scope_edges(self, nid: str, spans: list[tuple[int, str]], starts: list[int]) -> None:
-        d = self.nodes[nid]
+    def _scope_edges(self, i: int, spans: list[tuple[int, str, int]], starts: list[int]) -> None:
+        d = self.data[i]
         kind = d["kind"]
         ranges: list[tuple[int, int, str]] = []
         if kind == "negation":
@@ -250,50 +316,145 @@ class _Builder:
         else:
             return
         for lo, hi, part in ranges:
-            i = bisect.bisect_left(starts, lo)
-            while i < len(spans) and spans[i][0] < hi:
-                other = spans[i][1]
-                i += 1
-                if other == nid:
+            j = bisect.bisect_left(starts, lo)
+            while j < len(spans) and spans[j][0] < hi:
+                other = spans[j][2]
+                j += 1
+                if other == i:
                     continue
-                okind = self.nodes[other]["kind"]
+                okind = self.data[other]["kind"]
                 if part == "governs":
                     if okind in _NAMED and other in self.ref_of:
-                        self.edge(nid, self.ref_of[other], EdgeKind.GOVERNS)
+                        self.edge(i, self.ref_of[other], EdgeKind.GOVERNS)
                     elif okind == "quantity":
-                        self.edge(nid, other, EdgeKind.GOVERNS)
+                        self.edge(i, other, EdgeKind.GOVERNS)
                 elif okind in _LINKED:
-                    if part:
-                        self.edge(nid, other, EdgeKind.SCOPES, part=part)
-                    else:
-                        self.edge(nid, other, EdgeKind.SCOPES)
+                    self.edge(i, other, EdgeKind.SCOPES, {"part": part} if part else None)
 
-    # references ----------------------------------------------------------------------------
+
+def _referent(ref_kind: RefKind, key: str, text: str, start: int, end: int) -> dict[str, Any]:
+    """Referent node data at an occurrence (block-relative offsets)."""
+    return {"kind": _K[NodeKind.REFERENT], "text": text[start:end], "start": start, "end": end,
+            "ref_kind": ref_kind.value, "key": key}
+
+
+class _Assembly:
+    """The graph's nodes and edges, block by block, then the references between them.
+
+    Writes straight into the empty MultiDiGraph's own structures (``_node``, and ``_succ`` /
+    ``_pred`` sharing one key dict per node pair: what ``add_node``/``add_edge`` build), in the
+    order those calls would: networkx's per-call checks, attribute-dict copies and cache
+    clearing were most of the assembly time. Every data dict is fresh per build, so the graph
+    owns its data as if it had been added through the public API.
+    """
+
+    def __init__(self, G: RefGraph) -> None:
+        own = vars(G)  # the stubs describe the public API only
+        self.nodes: dict[str, dict[str, Any]] = own["_node"]
+        self.succ: dict[str, dict[str, dict[str, dict[str, Any]]]] = own["_succ"]
+        self.pred: dict[str, dict[str, dict[str, dict[str, Any]]]] = own["_pred"]
+        assert self.succ is own["_adj"]  # networkx's layout, as of 3.x
+        self.sentences: list[tuple[int, str]] = []  # (start, id) in document order
+        self.heads: dict[str, list[tuple[int, str]]] = {}  # head word -> occurrences
+        self.constraints: list[tuple[int, str]] = []
+        self.mentions: list[tuple[int, str]] = []
+        self.pending: list[tuple[str, str, str]] = []  # deictics (id, head, kind), in order
+
+    def _node(self, nid: str, data: dict[str, Any]) -> None:
+        if nid not in self.nodes:
+            self.succ[nid] = {}
+            self.pred[nid] = {}
+        self.nodes[nid] = data
+
+    def add(self, block: Block, frag: _Fragment) -> None:
+        off = block.start
+        bid = block.id
+        nodes, succ, pred = self.nodes, self.succ, self.pred
+        ids = [bid + s for s in frag.suffixes]
+        prev = self.sentences[-1][1] if self.sentences else ""  # "": no sentence yet
+        measured: dict[int, str] = {}
+        for i, proto, keys, hook in frag.nodes:
+            if hook is _COND and not prev:
+                continue
+            d = proto.copy()
+            for k in keys:
+                d[k] += off
+            nid = ids[i]
+            if nid not in nodes:
+                succ[nid] = {}
+                pred[nid] = {}
+            nodes[nid] = d
+            if hook is None or hook is _COND:
+                continue
+            if hook[0] == "ref":
+                if hook[1] not in nodes:
+                    self._node(hook[1], _shifted(hook[2], off))
+            else:  # "measure": an identifier of that name if one exists by now, else a term
+                ident, term = hook[1], hook[2]
+                if ident in nodes:
+                    measured[i] = ident
+                else:
+                    measured[i] = term
+                    if term not in nodes:
+                        self._node(term, _shifted(hook[3], off))
+        for u, v, key, data, cond in frag.edges:
+            if cond and not prev:
+                continue
+            gu = ids[u] if u >= 0 else prev
+            if isinstance(v, str):
+                gv = v
+            elif v >= 0:
+                gv = ids[v]
+            else:
+                gv = prev if v == _PREV else measured[u]
+            nbrs = succ[gu]
+            keydict = nbrs.get(gv)
+            if keydict is None:
+                keydict = nbrs[gv] = {}
+                pred[gv][gu] = keydict
+            elif cond and key in keydict:
+                continue  # the fragment could not drop this repeat: it waited for the premise
+            keydict[key] = data.copy()
+        self.sentences.extend((s + off, ids[i]) for i, s, _ in frag.sentences)
+        for head, s, i in frag.heads:
+            self.heads.setdefault(head, []).append((s + off, ids[i]))
+        self.constraints.extend((s + off, ids[i]) for s, i in frag.constraints)
+        self.mentions.extend((s + off, ids[i]) for s, i in frag.mentions)
+        self.pending.extend((ids[i], head, kind) for i, head, kind in frag.deictics)
+
     def resolve_references(self) -> None:
         """Link each deictic to the nearest earlier thing that fits its description."""
         for lst in self.heads.values():
             lst.sort()
         self.constraints.sort()
         self.mentions.sort()
-        sentence_starts = [(self.nodes[s]["start"], s) for s in self.sentences]
-        for nid, a in self.pending:
+        for nid, head, kind in self.pending:
             d = self.nodes[nid]
             start = d["start"]
-            head = str(a.get("head", "")).lower()
             target = None
             if head in _CONSTRAINT_HEADS:
                 target = _latest_before(self.constraints, start)
             if target is None and head:
                 target = _latest_before(self.heads.get(head, []), start)
-            if target is None and not head and a.get("deictic_kind") == "discourse":
-                target = _latest_before(sentence_starts, start, ends=self.nodes)
-            if target is None and a.get("deictic_kind") == "pronoun":
+            if target is None and not head and kind == "discourse":
+                target = _latest_before(self.sentences, start, ends=self.nodes)
+            if target is None and kind == "pronoun":
                 # No coreference model: the nearest earlier mention is the candidate, which is
                 # what a reader checks first; a pronoun with no mention before it is dangling.
                 target = _latest_before(self.mentions, start, ends=self.nodes)
             if target is not None:
-                self.edge(nid, target, EdgeKind.REFERS_TO)
+                key = _E[EdgeKind.REFERS_TO]
+                keydict = self.succ[nid].setdefault(target, {})
+                self.pred[target][nid] = keydict
+                keydict[key] = {"kind": key}
             d["resolved"] = target is not None
+
+
+def _shifted(proto: dict[str, Any], off: int) -> dict[str, Any]:
+    d = proto.copy()
+    d["start"] += off
+    d["end"] += off
+    return d
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,

@@ -11,7 +11,7 @@ import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -28,12 +28,15 @@ RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
 RAW_COMPONENTS = ("refgraph_identifiers", "refgraph_quantities")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ParsedBlock:
     """What the front end found in one block; offsets are relative to the block's start."""
 
     sentences: tuple[tuple[int, int], ...]
     records: tuple[Record, ...]
+    # The block's graph fragment, built by refgraph.graph on first assembly and kept here so
+    # that it lives (and is evicted) with the cached parse: a warm rebuild reuses it.
+    fragment: object = field(default=None, compare=False, repr=False)
 
 
 class Parser:

@@ -222,3 +222,56 @@ def test_progress_reports_parsed_blocks() -> None:
     build_graph(text, parser=Parser("fast"), progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (150, 150)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def _public_copy(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """The same graph rebuilt through networkx's public API."""
+    H: nx.MultiDiGraph = nx.MultiDiGraph(**G.graph)
+    H.add_nodes_from((n, dict(d)) for n, d in G.nodes(data=True))
+    H.add_edges_from((u, v, k, dict(d)) for u, v, k, d in G.edges(keys=True, data=True))
+    return H
+
+
+def test_graph_is_what_the_public_api_builds(graph: nx.MultiDiGraph) -> None:
+    H = _public_copy(graph)
+    assert nx.utils.graphs_equal(graph, H)
+    assert {n: dict(p) for n, p in graph.pred.items()} == {n: dict(p) for n, p in H.pred.items()}
+    assert list(graph.edges(keys=True)) == list(H.edges(keys=True))
+    # The graph is an ordinary networkx graph: it can be edited and copied.
+    G = graph.copy()
+    G.add_edge("x", "ref:identifier:MAX_RETRIES", key="uses", kind="uses")
+    G.remove_node("ref:identifier:MAX_RETRIES")
+    assert "x" in G
+    assert not any(v == "ref:identifier:MAX_RETRIES" for _, v in G.edges())
+
+
+def test_rebuild_reuses_block_fragments_and_owns_its_data() -> None:
+    parser = Parser("fast")
+    a = build_graph(CONTEXT, parser=parser)
+    edited = "Preface: the budget is 5 GB.\n\n" + CONTEXT  # every block moves
+    b = build_graph(edited, parser=parser)
+    fresh = build_graph(edited, parser=Parser("fast"))
+    assert nx.utils.graphs_equal(b, fresh)
+    assert list(b.nodes) == list(fresh.nodes)
+    assert list(b.edges(keys=True)) == list(fresh.edges(keys=True))
+    assert all(edited[d["start"]:d["end"]] == d["text"] for _, d in b.nodes(data=True))
+    # Node and edge data are fresh per graph: editing one graph leaves the next untouched.
+    for _, d in a.nodes(data=True):
+        d["start"] = -1
+    for _, _, d in a.edges(data=True):
+        d["kind"] = "edited"
+    c = build_graph(CONTEXT, parser=parser)
+    assert all(d["start"] >= 0 for _, d in c.nodes(data=True))
+    assert all(k == d["kind"] for _, _, k, d in c.edges(keys=True, data=True))
+
+
+def test_causal_premise_in_an_earlier_block_is_linked_only_when_there_is_one() -> None:
+    parser = Parser("fast")
+    alone = build_graph("Therefore the failover was paused.", parser=parser)
+    assert not [n for n, d in alone.nodes(data=True) if d["kind"] == "claim"]
+    G = build_graph("Lag exceeded 30 seconds.\n\nTherefore the failover was paused.",
+                    parser=parser)  # the second block's parse (and fragment) is cached
+    supports = [(u, v) for u, v, k in G.edges(keys=True) if k == EdgeKind.SUPPORTS]
+    assert len(supports) == 1
+    assert G.nodes[supports[0][0]]["text"] == "Lag exceeded 30 seconds."
+    assert G.nodes[supports[0][1]]["text"] == "the failover was paused"
