@@ -7,6 +7,7 @@ unit, so normalising a quantity costs a dict lookup after the first time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -42,12 +43,30 @@ def unit_words() -> dict[str, str]:
     return _lexicon()[1]
 
 
+_POWER = re.compile(r"^(.+?)(?:\^?([23])|([²³])|\^?[-−]([1-3])|⁻([¹²³]))$")
+_SUPERSCRIPT = {"¹": "1", "²": "2", "³": "3"}
+
+
 def lookup_unit(surface: str) -> str | None:
-    """The pint expression for a written unit (``"ms"`` -> ``"millisecond"``), or None."""
+    """The pint expression for a written unit (``"ms"`` -> ``"millisecond"``), or None.
+
+    A unit with a power is read too: "km2", "m²", "km^3", "s-1", "s⁻¹".
+    """
     cased, words, never = _lexicon()
     hit = cased.get(surface) or words.get(surface.lower())
     if hit:
         return hit
+    power = _POWER.match(surface)
+    if power:
+        base_text = power.group(1)
+        if len(base_text) == 1 and base_text.isupper():
+            return None  # "A3", "B2": a paper size or a grade, not amperes cubed
+        base = lookup_unit(base_text)
+        if base is None or "/" in base or "*" in base:
+            return None
+        pos = power.group(2) or _SUPERSCRIPT.get(power.group(3) or "")
+        exponent = pos if pos else "-" + (power.group(4) or _SUPERSCRIPT[power.group(5)])
+        return f"{base} ** {exponent}"
     low = surface.lower()
     if low in never or not low.isalpha():
         return None

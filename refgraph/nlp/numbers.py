@@ -27,10 +27,11 @@ TIMES_TEN_HEAD = re.compile(r"^(?:(\d+(?:\.\d+)?)[×xX])?(\d+)$")  # "3x10" / "2
 EXPONENT = re.compile(r"[−-]?\d{1,3}")
 PLUS_MINUS = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)±(?:\d+(?:\.\d+)?)$")
 LEADING_ZERO = re.compile(r"^0\d")  # "007", "0401", "06F6": a code or a clock time
+NAME_WORD = re.compile(r"^(?=[A-Za-z])[A-Za-z&]*[A-Z][A-Za-z&]*$")  # a capital anywhere: "iPhone"
 MINUS_WORD = re.compile(r"^(?:minus|negative)-(?=[\d.])", re.IGNORECASE)  # "minus-130"
 FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
 RANGE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)[–—](\d+(?:\.\d+)?)$")
-NUMBER_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£]+\S*)$")
+NUMBER_GLUED = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([A-Za-z%°µμ$€£″]+\S*)$")
 CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "$US": "USD", "€": "EUR", "£": "GBP", "¥": "JPY",
                    "₹": "INR", "A$": "AUD", "AU$": "AUD", "$A": "AUD", "C$": "CAD", "CA$": "CAD",
                    "NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "RM": "MYR", "Rs": "INR",
@@ -56,10 +57,12 @@ def lexicon() -> dict[str, Any]:
     # Bound phrases indexed by the word next to the number, longest first, so a number costs
     # one dict lookup on each side instead of a scan of every phrase.
     data["before_phrases"] = _index(data["bounds_before"], last=True)
+    data["before_words"] = frozenset(w for p in data["bounds_before"] for w in p.split())
     data["after_phrases"] = _index(data["bounds_after"], last=False)
     data["spelled_re"] = re.compile(
         r"[0-9½¼¾⅓⅔⅕⅛⅜⅝⅞]+|\b(?:" + "|".join(
-            re.escape(w) for w in sorted(data["spelled"], key=len, reverse=True)) + r")\b",
+            re.escape(w) for w in sorted([*data["spelled"], *data["vague"]], key=len,
+                                         reverse=True)) + r")\b",
         re.IGNORECASE)
     return data
 
@@ -101,7 +104,8 @@ class Num:
     glued_unit: str = ""  # unit text glued to the digits ("30s", "5GB")
     glued_at: int = 0  # char offset where the glued unit starts
     high: float | None = None  # "3.5–4.0" written as one token
-    approx: bool = False  # a tolerance followed: "5.2 ± 0.1"
+    bound: str = "="  # "~" after a tolerance ("5.2 ± 0.1"), ">=" for "hundreds of"
+    vague: bool = False  # "hundreds of", "tens of thousands of": a unit may follow "of"
     currency: str = ""  # a currency glued before the digits: "HK$7", "AUD1.5"
 
 
@@ -133,10 +137,13 @@ def parse_number(doc: Doc, i: int) -> Num | None:
         elif text.isdigit():
             value, end = _and_a_fraction(doc, end, value)
         end, approx = _tolerance(doc, end)
-        return Num(value, i, end, approx=approx)
+        return Num(value, i, end, bound="~" if approx else "=")
+    if text.endswith("-") and NUMBER.match(text[:-1]) and i + 1 < len(doc) and \
+            doc[i + 1].lower_ in ("or", "and", "to"):
+        return Num(sign * float(text[:-1].replace(",", "")), i, i + 1)  # "7- or 8-inch"
     pm = PLUS_MINUS.match(text)
     if pm:  # "2,000.45±0.01"
-        return Num(sign * float(pm.group(1).replace(",", "")), i, i + 1, approx=True)
+        return Num(sign * float(pm.group(1).replace(",", "")), i, i + 1, bound="~")
     cur = _glued_currency(doc, i)
     if cur is not None:
         return cur
@@ -164,8 +171,11 @@ def parse_number(doc: Doc, i: int) -> Num | None:
         if rest[:1] in "xX×" and rest[1:2].isdigit():
             return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
         if len(rest) >= 2 and rest.isalpha() and lookup_unit(rest) is None \
-                and rest.lower() not in SCALE_AFTER_CURRENCY and rest not in lex["scale"]:
-            return None  # "860BOX", "2FA", "49ers": a product, code or name, not a measurement
+                and rest.lower() not in SCALE_AFTER_CURRENCY and rest not in lex["scale"] \
+                and (rest.isupper() or any(c in "aeiouy" for c in rest.lower())):
+            # "860BOX", "2FA", "49ers", "4chan": a product, code or name, not a measurement;
+            # a cluster without a vowel ("1cds") is more likely a unit symbol not known here
+            return None
         return Num(float(num.replace(",", "")), i, i + 1, glued_unit=rest,
                     glued_at=tok.idx + len(num))
     return parse_spelled(doc, i)
@@ -220,8 +230,24 @@ def _glued_currency(doc: Doc, i: int) -> Num | None:
     return Num(float(m.group(2).replace(",", "")), i, i + 1, currency=unit)
 
 
+def _parse_vague(doc: Doc, i: int) -> Num | None:
+    """ "hundreds of users", "tens of thousands of rows": at least the named power."""
+    vague: dict[str, float] = lexicon()["vague"]
+    value = 1.0
+    j = i
+    while j + 1 < len(doc) and doc[j].lower_ in vague and doc[j + 1].lower_ == "of" and \
+            (j == i or vague[doc[j].lower_] > vague[doc[j - 2].lower_]):
+        value *= vague[doc[j].lower_]
+        j += 2
+    if j == i:
+        return None
+    return Num(value, i, j - 1, spelled=True, bound=">=", vague=True)
+
+
 def parse_spelled(doc: Doc, i: int) -> Num | None:
     lex = lexicon()
+    if doc[i].lower_ in lex["vague"]:
+        return _parse_vague(doc, i)
     spelled: dict[str, float] = lex["spelled"]
     mult: dict[str, float] = lex["multipliers"]
     first = doc[i].lower_
@@ -322,13 +348,17 @@ def is_year(doc: Doc, num: Num, sent_lo: int) -> bool:
 
 
 def after_name(doc: Doc, i: int, sent_lo: int) -> bool:
-    """ "iPhone 12", "Game 7", "Python 3": an integer right after a capitalised name."""
+    """ "iPhone 12", "Game 7", "Python 3", "S&P 500", "HTTP 500": an integer right after a
+    word with a capital letter (a name, model or code), other than a unit, a currency or a
+    bound word ("MAX 5")."""
     if i == sent_lo or not doc[i].text.isdigit():
         return False
     prev = doc[i - 1]
-    return (prev.is_alpha and prev.text[:1].isupper() and not prev.is_upper
-            and not prev.is_sent_start
-            and prev.text not in CURRENCY_PREFIX and lookup_unit(prev.text) is None
+    word = prev.text
+    return (NAME_WORD.match(word) is not None and not prev.is_sent_start
+            and word not in CURRENCY_PREFIX and word.lower() not in CURRENCY_PREFIX
+            and lookup_unit(word) is None and word.lower() not in lexicon()["before_words"]
+            and word.lower() not in lexicon()["not_names"]
             and prev.whitespace_ != "")
 
 

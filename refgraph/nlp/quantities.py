@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,8 +68,28 @@ def _match_phrase_after(doc: Doc, start: int, hi: int,
     return None
 
 
+_POWER_BEFORE = {"sq": 2, "sq.": 2, "square": 2, "cubic": 3, "cu": 3, "cu.": 3}
+_POWER_AFTER = {"squared": 2, "cubed": 3, "²": 2, "³": 3}
+
+
 def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
-    """Longest unit starting at token j: (pint expression, end token index)."""
+    """Longest unit starting at token j: (pint expression, end token index); a power written
+    as a word before or after it is read too ("sq mi", "cubic metres", "km squared")."""
+    if j >= hi:
+        return None
+    power = _POWER_BEFORE.get(doc[j].lower_)
+    found = _unit_at(doc, j + 1, hi) if power and j + 1 < hi else None
+    if found is not None and "**" not in found[0] and "/" not in found[0]:
+        return f"{found[0]} ** {power}", found[1]
+    found = _plain_unit_at(doc, j, hi)
+    if found is not None and found[1] < hi and "**" not in found[0] and "/" not in found[0]:
+        after = _POWER_AFTER.get(doc[found[1]].lower_)
+        if after:
+            return f"{found[0]} ** {after}", found[1] + 1
+    return found
+
+
+def _plain_unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
     if j >= hi:
         return None
     words = unit_words()
@@ -178,6 +199,26 @@ def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> Toke
     return None
 
 
+def _counts(doc: Doc, num: Num, accurate: bool) -> bool:
+    """Whether a spelled "one" counts a noun ("one replica", "one failing test") rather than
+    standing for one ("the one that failed", "no one", "one of them")."""
+    if num.end != num.start + 1:
+        return False
+    if accurate:
+        return doc[num.start].dep_ == "nummod"
+    if num.start > 0 and doc[num.start - 1].lower_ in ("no", "any", "every", "some", "each",
+                                                       "this", "that", "which", "the"):
+        return False
+    nxt = doc[num.end] if num.end < len(doc) else None
+    return nxt is not None and nxt.is_alpha and nxt.lower_ not in stopwords() and \
+        nxt.lower_ not in common_verbs() and not nxt.lower_.endswith(("ly", "ed"))
+
+
+def _finite(x: float) -> float:
+    """``x``, or the largest float of its sign when a unit conversion overflowed."""
+    return x if math.isfinite(x) else math.copysign(sys.float_info.max, x)
+
+
 def _key_word(tok: Token) -> str:
     text = tok.text
     if "_" in text or any(c.isupper() for c in text[1:]):
@@ -224,11 +265,13 @@ class QuantityExtractor:
         r.scale()
         r.unit_after()
         r.negative()
-        if num.spelled and r.unit is None and r.value == 1:
+        if num.spelled and r.unit is None and r.value == 1 and not _counts(doc, num, accurate):
             return num.end  # "one" alone: a pronoun far more often than a count
         r.range(excluded)
-        if r.unit is None and not num.spelled and is_year(doc, num, r.lo):
-            return num.end  # "in 2019", "since 1985": a date, not a measurement
+        r.shared_unit()
+        if r.unit is None and not num.spelled and is_year(doc, num, r.lo) and (
+                r.high is None or (r.high.is_integer() and 1000 <= r.high <= 2100)):
+            return max(num.end, r.end_tok)  # "in 2019", "between 2014 and 2017": dates
         if r.unit is None and r.high is None and after_name(doc, num.start, r.lo):
             return num.end  # "iPhone 12", "S&P 500", "Python 3": part of a name
         r.bounds()
@@ -257,7 +300,7 @@ class _Reading:
         self.j = num.end  # next token to read after the number (and its scale word)
         self.end_tok = num.end
         self.glued = num.glued_unit
-        self.bound = "~" if num.approx else "="
+        self.bound = num.bound
         self.trim = 0  # characters at the end of the last token that are not the quantity's
         if num.currency:  # "HK$7", "AUD1.5"
             self.unit = num.currency
@@ -314,6 +357,8 @@ class _Reading:
                 self.unit, self.unit_text = hit, self.glued
             self.end_tok = self.num.end
         elif self.unit is None:
+            if self.num.vague and j + 1 < hi and doc[j].lower_ == "of":
+                j += 1  # "hundreds of miles"
             found = _unit_at(doc, j, hi)
             skip = 0
             if found is None and j + 1 < hi and doc[j].text == "-" and \
@@ -331,10 +376,26 @@ class _Reading:
                 self.unit_text = doc[u0:self.end_tok].text
             elif j < hi and doc[j].text == "%":
                 self.unit, self.unit_text, self.end_tok = "percent", "%", j + 1
-        elif self.unit_text and self.unit_text == doc[self.first_tok].text and self.end_tok == j:
+            elif j < hi and doc[j - 1].whitespace_ == "" and self._inch_mark(doc[j].text):
+                self.unit, self.unit_text, self.end_tok = "inch", doc[j].text, j + 1
+
+        elif self.unit_text and self.end_tok == j and (
+                self.num.currency or self.unit_text == doc[self.first_tok].text):
             self.unit, self.end_tok = _compound(doc, self.unit, j, hi)  # "$15.4/hour"
             if self.end_tok > j:
                 self.unit_text = f"{self.unit_text} {doc[j:self.end_tok].text}"
+
+    def _inch_mark(self, mark: str) -> bool:
+        """ '8"' and '8″' are inches, unless the '"' closes a quotation ('set it to "8"')."""
+        if mark == "″":
+            return True
+        if mark != '"':
+            return False
+        start = self.doc[self.num.start].idx
+        text = view(self.doc).text
+        sent_start = self.doc[self.lo].idx
+        before = text[start - 1] if start > 0 else " "
+        return before.isspace() and text.count('"', sent_start, start) % 2 == 0
 
     def negative(self) -> None:
         """ "minus 5", "negative 3", "minus-5 yards"."""
@@ -368,8 +429,18 @@ class _Reading:
             hv *= scale_words[doc[e2].lower_]
             e2 += 1
         u2 = _unit_at(doc, e2, hi) if not other.glued_unit else None
+        if u2 is None and not other.glued_unit and e2 + 1 < hi and doc[e2].text == "-" and \
+                doc[e2 - 1].whitespace_ == "" and doc[e2].whitespace_ == "":
+            u2 = _unit_at(doc, e2 + 1, hi)  # "5- to 10-minute"
+            if u2 is not None and u2[0] in unit_words().values():
+                e2 += 1
+            else:
+                u2 = None
         if u2 is not None and self.unit is not None and u2[0] != self.unit:
             return
+        if u2 is None and not other.glued_unit and self.unit is not None and not self.num.currency \
+                and self.first_tok == self.num.start and joiner not in ("-", "–", "—"):
+            return  # "rose 0.7 percent to 6,327.80": a change and a level, not a range
         if u2 is not None:
             unit2, e3 = _compound(doc, u2[0], u2[1], hi)
             if self.unit is None:
@@ -382,6 +453,34 @@ class _Reading:
         if hv >= self.value:
             self.high = hv
             self.end_tok = e2
+
+    def shared_unit(self) -> None:
+        """ "45 or 50 mg", "7- or 8-inch", "2, 4 and 8 GB": a unitless number takes the unit of
+        the coordinated number that follows it (each stays its own quantity)."""
+        doc, hi = self.doc, self.hi
+        if self.unit is not None or self.high is not None:
+            return
+        k = self.end_tok
+        if k < hi and doc[k].text == "-" and doc[k - 1].whitespace_ == "":
+            k += 1  # "7- or 8-inch": a suspended hyphen
+        for _ in range(8):  # "2, 4, 6 and 8 GB": a short list at most
+            if k + 1 >= hi or doc[k].lower_ not in (",", "and", "or", "&"):
+                return
+            k += 1
+            if doc[k].lower_ in ("and", "or") and doc[k - 1].text == ",":
+                k += 1
+            other = parse_number(self.doc, k) if k < hi else None
+            if other is None or other.spelled != self.num.spelled or other.currency:
+                return
+            nxt = _Reading(doc, other, self.lo, hi)
+            nxt.scale()
+            nxt.unit_after()
+            if nxt.unit is not None:
+                self.unit, self.unit_text = nxt.unit, nxt.unit_text
+                return
+            k = nxt.end_tok
+            if k < hi and doc[k].text == "-" and doc[k - 1].whitespace_ == "":
+                k += 1
 
     def bounds(self) -> None:
         """Bounds before ("more than 40", "<= 2") or after ("40 or more") the number."""
@@ -433,13 +532,16 @@ class _Reading:
             attrs["magnitude_high"] = float(high)
         if unit:
             normd = normalise(value, unit)
-            if normd is not None and math.isfinite(normd.base_magnitude):
+            if normd is not None and not math.isnan(normd.base_magnitude):
+                # "1e308 km" is finite but its metres are not: the unit stays and the base
+                # value saturates at the largest float (node data are never inf).
                 attrs.update(unit=normd.unit, unit_text=self.unit_text,
-                             base_magnitude=normd.base_magnitude, base_unit=normd.base_unit)
+                             base_magnitude=_finite(normd.base_magnitude),
+                             base_unit=normd.base_unit)
                 if high is not None:
                     nh = normalise(high, unit)
-                    if nh is not None and math.isfinite(nh.base_magnitude):
-                        attrs["base_magnitude_high"] = nh.base_magnitude
+                    if nh is not None and not math.isnan(nh.base_magnitude):
+                        attrs["base_magnitude_high"] = _finite(nh.base_magnitude)
         if "unit" not in attrs:
             attrs["base_magnitude"] = float(value)
         if measured is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from spacy.language import Language
 
@@ -126,3 +128,99 @@ def test_codes_years_and_names_are_not_quantities(nlp: Language, text: str) -> N
 def test_adjective_between_number_and_unit(nlp: Language, text: str, unit: str) -> None:
     (q,) = extract(nlp, text, "quantity")
     assert q.attrs["unit"] == unit
+
+
+@pytest.mark.parametrize(("text", "q", "magnitude", "unit", "bound"), [
+    # tolerances: the central value, approximately
+    ("The p99 latency was 5.2 ± 0.3 ms after the fix.", "5.2 ± 0.3 ms", 5.2, "millisecond", "~"),
+    ("Warm-up takes 3.0 +/- 0.5 s on CI.", "3.0 +/- 0.5 s", 3.0, "second", "~"),
+    # powers written with a caret, and "N and a half"
+    ("The context window is 2^15 tokens.", "2^15 tokens", 32768.0, "token", "="),
+    ("Each page holds 4x2^10 bytes.", "4x2^10 bytes", 4096.0, "byte", "="),
+    ("The migration ran for two and a half hours.", "two and a half hours", 2.5, "hour", "="),
+    ("Allow 1 and a half days for review.", "1 and a half days", 1.5, "day", "="),
+    # spelled numbers in groups, stacked scale words
+    ("The table has three million, two hundred and forty rows.",
+     "three million, two hundred and forty rows", 3000240.0, "row", "="),
+    ("The bucket holds 4 hundred million objects.", "4 hundred million", 4e8, None, "="),
+    # currencies written with a country prefix or glued code, and a trillion suffix
+    ("The vendor quoted A$1,200 for the licence.", "A$1,200", 1200.0, "AUD", "="),
+    ("Hosting costs HK$7,800 a month.", "HK$7,800 a month", 7800.0, "HKD / month", "="),
+    ("The budget is AUD1.5m this year.", "AUD1.5m", 1.5e6, "AUD", "="),
+    ("Their market cap is $2.1T.", "$2.1T", 2.1e12, "USD", "="),
+    # a negative glued to "minus-", vague plurals, a suspended hyphen
+    ("The freezer dropped to minus-20 degrees Celsius.", "minus-20 degrees Celsius", -20.0,
+     "degree_Celsius", "="),
+    ("The crawler sent hundreds of requests.", "hundreds of requests", 100.0, "request", ">="),
+    ("We keep tens of thousands of rows.", "tens of thousands of rows", 1e4, "row", ">="),
+    # inch marks
+    ("Use the 27\" monitor for the demo.", "27\"", 27.0, "inch", "="),
+])
+def test_more_notations(nlp: Language, text: str, q: str, magnitude: float, unit: str | None,
+                        bound: str) -> None:
+    found = extract(nlp, text, "quantity")
+    assert [quote(text, r) for r in found] == [q]
+    a = found[0].attrs
+    assert a["magnitude"] == pytest.approx(magnitude)
+    assert a.get("unit") == unit
+    assert a["bound"] == bound
+
+
+@pytest.mark.parametrize(("text", "unit"), [
+    ("The floor plan covers 32 m2 of office.", "meter ** 2"),
+    ("The tank holds 4 cubic metres of water.", "meter ** 3"),
+    ("The site spans 116 sq mi.", "mile ** 2"),
+    ("The region is 12 km squared.", "kilometer ** 2"),
+    ("The pulse rate is 4e3 s-1.", "1 / second"),
+    ("Gravity is 9.81 m/s2 here.", "meter / second ** 2"),
+])
+def test_units_with_powers(nlp: Language, text: str, unit: str) -> None:
+    (q,) = extract(nlp, text, "quantity")
+    assert q.attrs["unit"] == unit
+
+
+def test_coordinated_numbers_share_the_unit(nlp: Language) -> None:
+    text = "Try 45 or 50 ms, then 2, 4 and 8 GB, on a 7- or 8-inch screen."
+    qs = extract(nlp, text, "quantity")
+    assert [(quote(text, q), q.attrs.get("unit")) for q in qs] == [
+        ("45", "millisecond"), ("50 ms", "millisecond"), ("2", "gigabyte"), ("4", "gigabyte"),
+        ("8 GB", "gigabyte"), ("7-", "inch"), ("8-inch", "inch")]
+
+
+def test_a_change_and_a_level_are_not_a_range(nlp: Language) -> None:
+    text = "Error rate rose 0.7 percent to 6,327.80 per day."
+    qs = extract(nlp, text, "quantity")
+    assert quote(text, qs[0]) == "0.7 percent"
+    assert all("magnitude_high" not in q.attrs for q in qs)
+
+
+def test_one_counting_a_noun_is_a_quantity(nlp: Language) -> None:
+    text = "Keep one replica warm; no one else needs it."
+    (q,) = extract(nlp, text, "quantity")
+    assert quote(text, q) == "one replica"
+
+
+@pytest.mark.parametrize("text", [
+    "Benchmarks ran on x86-64 with GPT-4 and utf-8 input.",
+    "The S&P 500 fell while the FTSE 100 rose.",
+    "The iPhone 11 returned HTTP 500 twice.",
+    "The 49ers fans enabled 2fa.",
+    "The job 007 started at 0401 GMT.",
+    "The freeze runs Oct 18-22.",
+    "Between 2014 and 2017 the team grew; for 2019 the plan changed.",
+])
+def test_more_digits_that_are_not_quantities(nlp: Language, text: str) -> None:
+    assert extract(nlp, text, "quantity") == []
+
+
+def test_a_closing_quote_is_no_inch_mark(nlp: Language) -> None:
+    qs = extract(nlp, 'Set the label to "8" and the name to "3".', "quantity")
+    assert [q.attrs["magnitude"] for q in qs] == [8.0, 3.0]
+    assert all("unit" not in q.attrs for q in qs)
+
+
+def test_overflowing_base_value_keeps_the_unit(nlp: Language) -> None:
+    (q,) = extract(nlp, "The orbit is 1e308 km away.", "quantity")
+    a = q.attrs
+    assert (a["magnitude"], a["unit"], a["base_unit"]) == (1e308, "kilometer", "meter")
+    assert a["base_magnitude"] == sys.float_info.max  # saturated: node data are never inf
