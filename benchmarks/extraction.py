@@ -1,7 +1,7 @@
 """Benchmark refgraph's spaCy extraction (quantities, negation, causal connectives) on public data.
 
 Run ``python benchmarks/extraction.py [--data DIR] [--mode fast|accurate|both] [--json OUT]
-[--split all|dev|test] [--only KEY]... [--misses]``.
+[--split all|dev|test] [--only KEY]... [--misses] [--no-conventions]``.
 The data live outside the repo (default ``../shared/data`` next to the repo root); nothing is
 copied. A missing dataset folder (or file) is reported as skipped. Every dataset is parsed with
 ``load_pipeline(mode)`` and scored only from ``refgraph.nlp.records(doc)``.
@@ -258,6 +258,7 @@ class Options:
 
     split: str = "all"
     misses: list[str] | None = None  # filled with miss descriptions when not None (dev only)
+    conventions: bool = True  # False: score quantulum3 exactly as labelled (no optional gold)
 
 
 def in_split(text: str, split: str) -> bool:
@@ -535,7 +536,7 @@ class QSentence:
     golds: tuple[GoldQuantity, ...]
 
 
-def load_quantulum(path: Path) -> list[QSentence]:
+def load_quantulum(path: Path, *, conventions: bool = True) -> list[QSentence]:
     out: list[QSentence] = []
     for item in json.loads(_need(path).read_text(encoding="utf-8")):
         text: str = item["req"]
@@ -553,25 +554,33 @@ def load_quantulum(path: Path) -> list[QSentence]:
             unit = gold_unit(q["unit"])
             golds.append(GoldQuantity(values, unit, q["unit"], span, surface,
                                       is_range=bool(unc),
-                                      optional=optional_by_convention(text, span, unit)))
+                                      optional=conventions and optional_by_convention(
+                                          text, span, unit, value)))
         out.append(QSentence(text, tuple(golds)))
     return out
 
 
+_ARTICLE = re.compile(r"(?i)an?\s")
 _NAME_BEFORE = re.compile(r"(?<![\w&])([\w&]*[A-Z][\w&]*)[ \t]+$")
 
 
-def optional_by_convention(text: str, span: tuple[int, int], unit: GoldUnit) -> bool:
-    """A quantulum3 "dimensionless" bare integer that is a year or part of a name.
+def optional_by_convention(text: str, span: tuple[int, int], unit: GoldUnit,
+                           value: float) -> bool:
+    """A quantulum3 gold quantity that is a year, part of a name, or "a/an" + unit.
 
     quantulum3 labels every bare number, "in 1979" and "Voyager 2" included; NewsQuant never
     labels years or the numbers of names ("S&P 500", "iPhone 11"), and refgraph's contract
     reads them as dates and names, not measurements. Such a gold quantity is left optional:
     found or not, it counts neither as a hit, a miss nor a false alarm. The categories are
     textual, not refgraph's own rules: a 4-digit integer 1000-2100, or an integer right after
-    a word holding a capital letter that is not the sentence's first word.
+    a word holding a capital letter that is not the sentence's first word. Likewise "a
+    kibibyte", "an hour" (value 1 written with the article): quantulum3 labels them, NewsQuant
+    does not ("more than a decade", "in around a minute" carry no gold), and refgraph does not
+    read an article as a number.
     """
     surface = text[span[0]:span[1]]
+    if _ARTICLE.match(surface) and value == 1.0:
+        return True
     if unit.kind != NONE or unit.scale != 1.0 or not surface.isdigit():
         return False
     if len(surface) == 4 and 1000 <= int(surface) <= 2100:
@@ -591,7 +600,8 @@ def _locate(text: str, surface: str, taken: Sequence[tuple[int, int]]) -> tuple[
 
 
 def eval_quantulum(folder: Path, nlp: Any, opts: Options, fname: str, name: str) -> list[Row]:
-    sents = [s for s in load_quantulum(folder / fname) if in_split(s.text, opts.split)]
+    sents = [s for s in load_quantulum(folder / fname, conventions=opts.conventions)
+             if in_split(s.text, opts.split)]
     preds = extract(nlp, [s.text for s in sents], name)
     if opts.misses is not None:
         opts.misses.extend(describe_misses(name, sents, preds))
@@ -1041,6 +1051,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true",
                     help="print quantity misses and false alarms after the table "
                          "(only with --split dev: the test half stays unseen)")
+    ap.add_argument("--no-conventions", action="store_true",
+                    help="score quantulum3 exactly as labelled: no gold is left optional")
     args = ap.parse_args(argv)
     if args.misses and args.split != "dev":
         ap.error("--misses needs --split dev")
@@ -1049,7 +1061,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"data folder not found: {data}; every dataset skipped")
         return 0
     modes = list(MODES) if args.mode == "both" else [args.mode]
-    opts = Options(args.split, [] if args.misses else None)
+    opts = Options(args.split, [] if args.misses else None, not args.no_conventions)
     res = run(data, modes, opts, args.only)
     print(f"split: {args.split}")
     print(render(res))
