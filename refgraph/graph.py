@@ -117,6 +117,11 @@ _LINKED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.
                      _K[NodeKind.HEDGE], _K[NodeKind.CONSTRAINT], _K[NodeKind.HANDLE]})
 _NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.HANDLE]})
 _SPAN = ("start", "end")
+(_BLOCK, _SENTENCE, _IDENTIFIER, _HANDLE, _QUANTITY, _CONSTRAINT, _DEICTIC, _MENTION, _CAUSAL,
+ _CLAIM, _REFERENT) = (k.value for k in (
+    NodeKind.BLOCK, NodeKind.SENTENCE, NodeKind.IDENTIFIER, NodeKind.HANDLE, NodeKind.QUANTITY,
+    NodeKind.CONSTRAINT, NodeKind.DEICTIC, NodeKind.MENTION, NodeKind.CAUSAL, NodeKind.CLAIM,
+    NodeKind.REFERENT))
 
 # Edge endpoints in a fragment: an int is a node of the block (an index into its ids), a str a
 # referent id; these two stand for nodes only a build knows.
@@ -131,9 +136,21 @@ _Hook = tuple[Any, ...] | None
 _COND: tuple[str] = ("cond",)
 
 
+_offset_keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
 def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
-    return _SPAN + tuple(k for k, v in attrs.items() if type(v) is int
-                         and (k.endswith("_start") or k.endswith("_end")))
+    """``start``, ``end`` and every ``*_start``/``*_end`` key (offsets, by the schema)."""
+    names = tuple(attrs)
+    keys = _offset_keys_of.get(names)
+    if keys is None:  # records of one kind share a few key sets: derive each once
+        keys = _offset_keys_of[names] = _SPAN + tuple(
+            k for k in names if k.endswith(("_start", "_end")))
+    return keys
+
+
+# Data of edges without attributes, shared by every fragment (assembly copies edge data).
+_BARE = {key: {"kind": key} for key in _E.values()}
 
 
 @dataclass(slots=True)
@@ -170,19 +187,22 @@ class _FragmentBuilder:
             extra["role"] = block.role
         if block.turn_id:
             extra["turn_id"] = block.turn_id
-        self.node("", NodeKind.BLOCK, 0, len(block.text), extra)
+        self.node("", _BLOCK, 0, len(block.text), extra)
 
-    def node(self, suffix: str, kind: NodeKind, start: int, end: int,
+    def node(self, suffix: str, kind: str, start: int, end: int,
              attrs: dict[str, Any] | None = None, hook: _Hook = None) -> int:
+        """Add node data (``kind`` is a NodeKind value); the same suffix again replaces it."""
         i = self.index.get(suffix)
         if i is None:
             i = self.index[suffix] = len(self.frag.suffixes)
             self.frag.suffixes.append(suffix)
-        data = {"kind": _K[kind], "text": self.text[start:end], "start": start, "end": end}
-        keys: tuple[str, ...] = _SPAN
         if attrs:
-            data.update(attrs)
+            data = {"kind": kind, "text": self.text[start:end], "start": start, "end": end,
+                    **attrs}
             keys = _offset_keys(attrs)
+        else:
+            data = {"kind": kind, "text": self.text[start:end], "start": start, "end": end}
+            keys = _SPAN
         self.frag.nodes.append((i, data, keys, hook))
         if hook is not _COND:
             self.data[i] = data
@@ -195,8 +215,7 @@ class _FragmentBuilder:
             if (u, v, key) in self.edge_keys:
                 return
             self.edge_keys.add((u, v, key))
-        data = {"kind": key, **attrs} if attrs else {"kind": key}
-        self.frag.edges.append((u, v, key, data, cond))
+        self.frag.edges.append((u, v, key, {"kind": key, **attrs} if attrs else _BARE[key], cond))
 
     def build(self, pb: ParsedBlock) -> _Fragment:
         frag = self.frag
@@ -204,7 +223,7 @@ class _FragmentBuilder:
         sent_starts: list[int] = []
         sent_ends: list[int] = []
         for s, e in pb.sentences:
-            sid = self.node(f":sentence@{s}-{e}", NodeKind.SENTENCE, s, e)
+            sid = self.node(f":sentence@{s}-{e}", _SENTENCE, s, e)
             self.edge(0, sid, EdgeKind.CONTAINS)
             sent_ids.append(sid)
             sent_starts.append(s)
@@ -226,22 +245,22 @@ class _FragmentBuilder:
 
     def _record(self, suffix: str, kind_value: str, start: int, end: int, a: dict[str, Any],
                 sent_ids: list[int], sent_starts: list[int], sent_ends: list[int]) -> int:
-        kind = NodeKind(kind_value)
+        kind = kind_value
         frag = self.frag
         hook: _Hook = None
         rid = ""
-        if kind is NodeKind.IDENTIFIER:
+        if kind == _IDENTIFIER:
             rid = referent_id(RefKind.IDENTIFIER, str(a["name"]))
             hook = ("ref", rid, _referent(RefKind.IDENTIFIER, str(a["name"]), self.text,
                                           start, end))
-        elif kind is NodeKind.HANDLE:
+        elif kind == _HANDLE:
             rid = referent_id(RefKind.HANDLE, str(a["value"]))
             hook = ("ref", rid, _referent(RefKind.HANDLE, str(a["value"]), self.text,
                                           start, end))
-        elif kind is NodeKind.MENTION:
+        elif kind == _MENTION:
             rid = referent_id(RefKind.ENTITY, str(a["key"]))
             hook = ("ref", rid, _referent(RefKind.ENTITY, str(a["key"]), self.text, start, end))
-        elif kind is NodeKind.QUANTITY and "measured" in a:
+        elif kind == _QUANTITY and "measured" in a:
             measured = str(a["measured"])
             m0 = int(a.get("measured_start", start))
             m1 = int(a.get("measured_end", end))
@@ -251,28 +270,28 @@ class _FragmentBuilder:
         i = self.node(suffix, kind, start, end, a, hook)
         k = bisect.bisect_right(sent_starts, start) - 1
         self.edge(sent_ids[k] if k >= 0 else 0, i, EdgeKind.CONTAINS)
-        if kind is NodeKind.IDENTIFIER:
+        if kind == _IDENTIFIER:
             self.edge(i, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
             self.ref_of[i] = rid
             head = _head_word(str(a["name"]))
             if head:
                 frag.heads.append((head, start, i))
-        elif kind is NodeKind.HANDLE:
+        elif kind == _HANDLE:
             self.edge(i, rid, EdgeKind.USES)
             self.ref_of[i] = rid
-        elif kind is NodeKind.MENTION:
+        elif kind == _MENTION:
             self.edge(i, rid, EdgeKind.USES)
             self.ref_of[i] = rid
             frag.heads.append((str(a["head"]).lower(), start, i))
             frag.mentions.append((start, i))
         elif hook is not None:  # a quantity that says what it measures
             self.edge(i, _MEASURED, EdgeKind.MEASURES)
-        elif kind is NodeKind.CONSTRAINT:
+        elif kind == _CONSTRAINT:
             frag.constraints.append((start, i))
-        elif kind is NodeKind.DEICTIC:
+        elif kind == _DEICTIC:
             frag.deictics.append((i, str(a.get("head", "")).lower(),
                                   str(a.get("deictic_kind", ""))))
-        elif kind is NodeKind.CAUSAL:
+        elif kind == _CAUSAL:
             self._causal(i, start, a, sent_ids, sent_ends)
         return i
 
@@ -291,12 +310,12 @@ class _FragmentBuilder:
                 prem = sent_ids[before - 1]
             else:
                 cond = True
-        concl = self.node(f":claim@{c0}-{c1}", NodeKind.CLAIM, c0, c1, {"role": "conclusion"},
+        concl = self.node(f":claim@{c0}-{c1}", _CLAIM, c0, c1, {"role": "conclusion"},
                           _COND if cond else None)
         self.edge(0, concl, EdgeKind.CONTAINS, cond=cond)
         if has_premise:
             p0, p1 = int(a["premise_start"]), int(a["premise_end"])
-            prem = self.node(f":claim@{p0}-{p1}", NodeKind.CLAIM, p0, p1, {"role": "premise"})
+            prem = self.node(f":claim@{p0}-{p1}", _CLAIM, p0, p1, {"role": "premise"})
             self.edge(0, prem, EdgeKind.CONTAINS)
         self.edge(i, prem, EdgeKind.SIGNALS, {"role": "premise"}, cond)
         self.edge(i, concl, EdgeKind.SIGNALS, {"role": "conclusion"}, cond)
@@ -334,7 +353,7 @@ class _FragmentBuilder:
 
 def _referent(ref_kind: RefKind, key: str, text: str, start: int, end: int) -> dict[str, Any]:
     """Referent node data at an occurrence (block-relative offsets)."""
-    return {"kind": _K[NodeKind.REFERENT], "text": text[start:end], "start": start, "end": end,
+    return {"kind": _REFERENT, "text": text[start:end], "start": start, "end": end,
             "ref_kind": ref_kind.value, "key": key}
 
 

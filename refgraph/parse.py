@@ -21,7 +21,7 @@ from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, records
-from .nlp.view import make_doc, seed, view
+from .nlp.view import finalize, make_doc, seed, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
@@ -55,6 +55,15 @@ class Parser:
             raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
         self.mode: Mode = mode
         self.nlp = load_pipeline(mode)
+        # spaCy's own pipes (sentencizer, or tagger/parser/NER) run batched through nlp.pipe;
+        # refgraph's components, which all come after them, are then called on each doc
+        # directly, with its view computed once (see refgraph.nlp.view.finalize).
+        self._own = [(name, proc) for name, proc in self.nlp.pipeline
+                     if name.startswith("refgraph_")]
+        if self.nlp.pipe_names[len(self.nlp.pipe_names) - len(self._own):] != [
+                name for name, _ in self._own]:
+            raise ValueError("refgraph's components must come after spaCy's own pipes")
+        self._raw = [self.nlp.get_pipe(name) for name in RAW_COMPONENTS]
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], ParsedBlock] = OrderedDict()
         self.parses = 0  # blocks actually run through spaCy
@@ -82,7 +91,12 @@ class Parser:
         total = len(missing)
         with gc_paused():
             docs = (make_doc(self.nlp, b.text, spans=False) for b in prose)
-            for n, (block, doc) in enumerate(zip(prose, self.nlp.pipe(docs), strict=True), 1):
+            own = [name for name, _ in self._own]
+            for n, (block, doc) in enumerate(zip(prose, self.nlp.pipe(docs, disable=own),
+                                                 strict=True), 1):
+                finalize(doc)
+                for _, proc in self._own:
+                    doc = proc(doc)
                 self._store(block, doc)
                 if progress is not None and n % 64 == 0:
                     progress(n, total)
@@ -97,16 +111,17 @@ class Parser:
 
     def _raw_doc(self, text: str) -> Doc:
         doc = raw_doc(self.nlp, text)
-        for name in RAW_COMPONENTS:
-            doc = self.nlp.get_pipe(name)(doc)
+        finalize(doc)
+        for proc in self._raw:
+            doc = proc(doc)
         return doc
 
     def _store(self, block: Block, doc: Doc) -> None:
         self.parses += 1
         sents: tuple[tuple[int, int], ...] = ()
-        if block.kind not in RAW_BLOCKS and doc.has_annotation("SENT_START") and len(doc):
+        v = view(doc)
+        if block.kind not in RAW_BLOCKS and v.has_sents and len(doc):
             # From token offsets, not doc.sents: Span.text would build a Token per word.
-            v = view(doc)
             bounds = [v.starts[i] for i in v.sent_starts] + [len(block.text)]
             sents = tuple(s for s in (_stripped(a, b, block.text)
                                       for a, b in itertools.pairwise(bounds)) if s[0] < s[1])

@@ -84,7 +84,13 @@ def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label:
 
 
 def ensure_group(doc: Doc, key: str) -> None:
-    """Make ``doc.spans[key]`` exist even when nothing was found, so consumers can rely on it."""
+    """Make ``doc.spans[key]`` exist even when nothing was found, so consumers can rely on it.
+
+    Not on docs made only to build a graph: like ``add``, it skips the spans nobody reads
+    (a span group per component and doc costs more than a small component's rules).
+    """
+    if doc.user_data.get(NO_SPANS_KEY):
+        return
     if key not in doc.spans:
         doc.spans[key] = []
 

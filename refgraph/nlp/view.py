@@ -9,8 +9,9 @@ view is computed once per doc (from ``doc.to_array``, no Token objects) and kept
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from typing import NamedTuple
 
+import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -18,13 +19,16 @@ _KEY = "rg_view"
 RADIUS = 80  # tokens: the widest window a rule looks at around a cue
 SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
 NO_SPANS_KEY = "rg_no_spans"  # set on docs made only to build a graph
+FINAL_KEY = "rg_view_final"  # set by a caller that runs no more annotating spaCy pipes
 
 
-@dataclass(frozen=True, slots=True)
-class DocView:
+class DocView(NamedTuple):
+    """Kept in ``doc.user_data`` as is: a tuple, so ``doc.to_bytes()`` still serialises it."""
+
     text: str
     starts: list[int]  # character offset of each token
     sent_starts: list[int]  # token index where each sentence starts (always holds 0)
+    has_sents: bool = False  # whether sentence boundaries were set when it was computed
 
     def token_at(self, char: int) -> int:
         """Index of the token that contains (or starts after) character ``char``."""
@@ -51,25 +55,43 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
     sentencizer that ran after the previous one); lookups inside a component reuse it.
     ``has_annotation`` scans every token, so it must not run per lookup.
     """
-    cached = doc.user_data.get(_KEY)
-    if cached is not None and len(cached[1]) == len(doc) and not refresh:
-        return DocView(*cached[:3])
-    has_sents = doc.has_annotation("SENT_START")
-    if cached is not None and len(cached[1]) == len(doc) and cached[3] == has_sents:
-        return DocView(*cached[:3])
+    data = doc.user_data
+    cached = data.get(_KEY)
+    if cached is not None and len(cached[1]) == len(doc):
+        if type(cached) is not DocView:
+            cached = data[_KEY] = DocView(*cached)  # a list again after doc.from_bytes()
+        if not refresh or data.get(FINAL_KEY):
+            return cached
+        has_sents = doc.has_annotation("SENT_START")
+        if cached.has_sents == has_sents:
+            return cached
+    else:
+        has_sents = doc.has_annotation("SENT_START")
     n = len(doc)
     if n:
         arr = doc.to_array(["IDX", "SENT_START"])
         starts = arr[:, 0].tolist()
-        flags = arr[:, 1].tolist()
-        sent_starts = [0] + [i for i in range(1, n) if flags[i] == 1] if has_sents else [0]
+        sent_starts = [0]
+        if has_sents:
+            sent_starts += (numpy.flatnonzero(arr[1:, 1] == 1) + 1).tolist()
     else:
         starts, sent_starts = [], [0]
-    seeded = doc.user_data.get(SEED_KEY)
+    seeded = data.get(SEED_KEY)
     text = seeded if isinstance(seeded, str) else doc.text
-    # Plain data (not the dataclass) so doc.to_bytes() can still serialise user_data.
-    doc.user_data[_KEY] = (text, starts, sent_starts, has_sents)
-    return DocView(text, starts, sent_starts)
+    result = data[_KEY] = DocView(text, starts, sent_starts, has_sents)
+    return result
+
+
+def finalize(doc: Doc) -> DocView:
+    """Compute the view once more and keep it for the doc's remaining components.
+
+    For a caller (the block parser) that runs spaCy's own pipes first and only refgraph's
+    components after them: nothing can change sentence bounds any more, so the components'
+    ``view(doc, refresh=True)`` need not rescan the doc.
+    """
+    v = view(doc, refresh=True)
+    doc.user_data[FINAL_KEY] = True
+    return v
 
 
 def sentence_window(doc: Doc, i: int) -> Span:
