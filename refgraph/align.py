@@ -101,7 +101,13 @@ def content_words(text: str) -> frozenset[str]:
 
 
 def fold(word: str) -> str:
-    """A crude stem that makes 'retries'/'retry', 'tests'/'test', 'passed'/'pass' meet."""
+    """A crude stem that makes 'retries'/'retry', 'tests'/'test', 'suspend'/'suspension' meet.
+
+    Long alphabetic words are cut to their first six letters (a prefix stemmer: cheap, and
+    good enough to see the same content word in two phrasings); identifiers stay whole.
+    """
+    if len(word) > 6 and word.isalpha():
+        return word[:6]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):

@@ -15,9 +15,10 @@ from refgraph.nlp import COMPONENTS, load_pipeline, pipeline
 
 def test_public_api_is_pinned() -> None:
     assert sorted(refgraph.__all__) == sorted([
-        "Block", "BlockKind", "EdgeKind", "InputError", "NodeKind", "Parser",
-        "PipelineUnavailable", "RefGraph", "RefKind", "RefgraphError", "__version__",
-        "build_graph", "load_pipeline", "split_blocks", "to_node_link"])
+        "Analyzer", "Block", "BlockKind", "EdgeKind", "Evidence", "Finding", "InputError",
+        "NodeKind", "Parser", "PipelineUnavailable", "RefGraph", "RefKind", "RefgraphError",
+        "Report", "__version__", "analyze", "build_graph", "lint", "load_pipeline",
+        "split_blocks", "to_node_link"])
 
 
 def test_components_are_registered_entry_points() -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from .base import Example, Rule
 from .context import INTENTS, Context, Intent, Side
+from .entities import MergedEntity
 from .lint import OneSidedConditional, UndefinedIdentifier, UnitlessMeasure, UnresolvedReference
 from .meaning import DroppedHedge, InvertedCausality, InvertedPolarity, LostConstraint
 from .patches import NonShrinkingPrune, PatchFanout
 from .quantities import ChangedQuantity, DroppedUnit
 from .recovery import PrunedNegativeResult, UnrecoverablePrune
-from .referents import DanglingDeictic, MergedEntity, OrphanedReference, UnsupportedReferent
+from .referents import DanglingDeictic, OrphanedReference, UnsupportedReferent
 
 RULES: tuple[type[Rule], ...] = (
     OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent,

@@ -34,6 +34,8 @@ class Side:
     def build(cls, name: SideName, text: str, G: RefGraph) -> Side:
         units = units_of(G)
         unit_of = unit_index(units, G)
+        for nid in [n for n in unit_of if _list_marker(G, n, text) or _yes_no(G, n, text)]:
+            del unit_of[nid]
         in_unit: list[list[str]] = [[] for _ in units]
         for nid, i in unit_of.items():
             in_unit[i].append(nid)
@@ -55,7 +57,7 @@ class Side:
     def nodes_of(self, kind: NodeKind) -> list[str]:
         """Every node of ``kind``, in document order."""
         v = kind.value
-        out = [n for n, d in self.G.nodes(data=True) if d["kind"] == v]
+        out = [n for n, d in self.G.nodes(data=True) if d["kind"] == v and n in self.unit_of]
         out.sort(key=lambda n: self.G.nodes[n]["start"])
         return out
 
@@ -73,6 +75,25 @@ class Side:
 
     def words(self, start: int, end: int) -> frozenset[str]:
         return content_words(self.text[start:end])
+
+
+def _list_marker(G: RefGraph, nid: str, text: str) -> bool:
+    """"2." opening a numbered bullet is a marker, not a quantity of the text."""
+    d = G.nodes[nid]
+    if d["kind"] != NodeKind.QUANTITY.value or not str(d["text"]).isdigit():
+        return False
+    line_start = text.rfind("\n", 0, d["start"]) + 1
+    return not text[line_start:d["start"]].strip() and text[d["end"]:d["end"] + 1] in (".", ")")
+
+
+def _yes_no(G: RefGraph, nid: str, text: str) -> bool:
+    """A bare "no" that is a value ("| nullable | no |", "retry: no") or an interjection
+    ("actually no, ..."): it negates no statement of the text."""
+    d = G.nodes[nid]
+    if d["kind"] != NodeKind.NEGATION.value or str(d["text"]).lower() != "no":
+        return False
+    rest = text[d["end"]:d["end"] + 3].lstrip(" \t")
+    return rest[:1] in ("", "|", ",", ".", "!", ";", "\n", ")")
 
 
 @dataclass(slots=True)

@@ -72,7 +72,8 @@ class UnresolvedReference(_Lint):
     def check_text(self, side: Side) -> Iterator[Finding]:
         for nid in side.nodes_of(NodeKind.DEICTIC):
             d = side.d(nid)
-            if d.get("deictic_kind") == "pronoun" or d.get("resolved"):
+            if d.get("deictic_kind") == "pronoun" or d.get("resolved") or \
+                    str(d.get("head", "")).lower() in lexicon("time_words"):
                 continue
             yield self.finding(f"{d['text']!r} has no antecedent before it", side.ev_node(nid))
 

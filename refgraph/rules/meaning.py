@@ -4,29 +4,54 @@ RG304 dropped-hedge. Each compares a before unit with the after units its conten
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..align import content_words
-from ..findings import Evidence, Finding
+from ..align import _WORD as _WORDS
+from ..align import content_words, fold
+from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
-from .common import coverage, lexicon, region_after, region_words
+from .common import coverage, has_phrase, lexicon, region_after, region_words
 from .context import Context, Side
 from .quantities import quantity_diffs
 
 _SKIP_HEDGES = frozenset({"can", "will", "some"})  # ability / future / quantifier, not hedges
 _WEAK = 0.9  # a modality weaker than this is a hedge
+_RAW = frozenset({"json", "log", "code"})
+_CLEAR = 0.6  # alignment score of a unit that is clearly a rewrite of one source unit
 _KEEP = 0.5  # share of a scope's words that must survive for a dropped cue to matter
 
 
 @dataclass(frozen=True, slots=True)
 class Polar:
-    """A polarity-bearing cue: a negation, an ``unless``, an ``only if`` or a prohibition."""
+    """A polarity-bearing cue: a negation, an ``unless``, an ``only if``, a prohibition or an
+    upper bound ("at most 3" says what "never more than 3" says)."""
 
     node: str
     cue: str
     scope: frozenset[str]
+    focus: str = ""  # the word the cue negates: "not required" -> required, "no rows" -> row
+
+
+def _focus(side: Side, start: int, end: int, cue_end: int) -> str:
+    """The first content word after the cue inside its scope, else the last one before it."""
+    after = _ordered_words(side.text[max(cue_end, start):end])
+    if after:
+        return after[0]
+    before = _ordered_words(side.text[start:min(cue_end, end)])
+    return before[-1] if before else ""
+
+
+def _ordered_words(text: str) -> list[str]:
+    words = content_words(text)
+    out = []
+    for m in _WORDS.finditer(text.lower()):
+        w = fold(m.group())
+        if w in words and w not in out:
+            out.append(w)
+    return out
 
 
 def polarity_items(side: Side, i: int) -> list[Polar]:
@@ -39,18 +64,28 @@ def polarity_items(side: Side, i: int) -> list[Polar]:
         if kind == NodeKind.NEGATION.value:
             cue = str(d["cue"])
             word = str(d.get("word", d["text"]))
-            out.append(Polar(nid, cue, content_words(
-                side.text[d["scope_start"]:d["scope_end"]]) - content_words(word)))
+            s, e = d["scope_start"], d["scope_end"]
+            out.append(Polar(nid, cue, content_words(side.text[s:e]) - content_words(word),
+                             _focus(side, s, e, d["end"])))
             negs.append((d["start"], d["end"]))
         elif kind == NodeKind.CONDITIONAL.value and d["cond_kind"] in ("unless", "only-if"):
-            out.append(Polar(nid, str(d["cond_kind"]), content_words(
-                side.text[d["antecedent_start"]:d["antecedent_end"]])))
+            s, e = d["antecedent_start"], d["antecedent_end"]
+            out.append(Polar(nid, str(d["cond_kind"]), content_words(side.text[s:e]),
+                             _focus(side, s, e, s)))
+        elif kind == NodeKind.QUANTITY.value and d["bound"] in ("<", "<="):
+            u = side.units[i]
+            out.append(Polar(nid, "limit", u.words, ""))
     for nid in side.in_unit[i]:
         d = side.d(nid)
-        if d["kind"] == NodeKind.CONSTRAINT.value and d["constraint_kind"] == "prohibition" \
+        if d["kind"] != NodeKind.CONSTRAINT.value:
+            continue
+        s, e = d["governed_start"], d["governed_end"]
+        if d["constraint_kind"] == "prohibition" \
                 and not any(s < d["end"] and d["start"] < e for s, e in negs):
-            out.append(Polar(nid, "prohibition", content_words(
-                side.text[d["governed_start"]:d["governed_end"]])))
+            out.append(Polar(nid, "prohibition", content_words(side.text[s:e]),
+                             _focus(side, s, e, s)))
+        elif d["constraint_kind"] == "limit":
+            out.append(Polar(nid, "limit", side.units[i].words, ""))
     return out
 
 
@@ -69,7 +104,49 @@ def _unmatched(mine: list[Polar], theirs: list[Polar]) -> list[Polar]:
             left.append(p)
         else:
             free.remove(hit)
-    return left
+    # Whatever is left pairs by count: "not before X, and not while Y" and "no suspension
+    # before X, nor while Y" say the same with different scopes.
+    polar = [q for q in free if q.cue != "limit"]
+    return left[len(polar):] if polar else left
+
+
+def _all_items(ctx: Context, name: str) -> list[Polar]:
+    """Every polarity item of one side (computed once per analysis)."""
+    key = f"polar-{name}"
+    items: list[Polar] | None = ctx._cache.get(key)
+    if items is None:
+        side = ctx.before if name == "before" else ctx.after
+        items = [p for i in range(len(side.units)) for p in polarity_items(side, i)]
+        ctx._cache[key] = items
+    return items
+
+
+_TOKEN = re.compile(r"[a-z]+(?:n't)?")
+
+
+def negated_near(text: str, focus: str) -> bool:
+    """True when a negation word stands at most four words before, or two after, a word that
+    starts with ``focus`` in ``text`` ("did not run", "no failover", "column absent"): a
+    text-level fallback for where extraction found no negation node (JSON, odd phrasing)."""
+    if not focus:
+        return False
+    low = text.lower()
+    neg = lexicon("negation_words")
+    for m in re.finditer(r"\b" + re.escape(focus), low):
+        left = _TOKEN.findall(low[max(0, m.start() - 48):m.start()])[-4:]
+        right = _TOKEN.findall(low[m.end():m.end() + 32])[1:3]
+        if any(w in neg or w.endswith("n't") for w in left + right):
+            return True
+    return False
+
+
+def _region_text(side: Side, units: list[int]) -> str:
+    return "\n".join(side.units[j].text for j in units)
+
+
+def _stated(p: Polar, others: list[Polar]) -> bool:
+    """True when some item of the other side negates the same thing (moved, not flipped)."""
+    return any(p.focus in q.scope and coverage(p.scope, q.scope) >= _KEEP for q in others)
 
 
 def _cancel(dropped: list[Polar], added: list[Polar], present: list[Polar]) -> bool:
@@ -104,6 +181,13 @@ class InvertedPolarity(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a, al = ctx.before, ctx.after, ctx.alignment
         reported: set[str] = set()
+
+        def everywhere_after() -> list[Polar]:
+            return _all_items(ctx, "after")
+
+        def everywhere_before() -> list[Polar]:
+            return _all_items(ctx, "before")
+
         for i in al.changed_before():
             region = region_after(ctx, i)
             if not region:
@@ -112,8 +196,16 @@ class InvertedPolarity(Rule):
             if not mine:
                 continue
             theirs = [p for j in region for p in polarity_items(a, j)]
+            words = region_words(a, region)
+            # The negated word must survive in a unit rewritten from this one, not merely
+            # somewhere a merge drew on.
+            home = region_words(a, [j for j in ctx.after_units_from(i)
+                                    if al.score.get(j, 0) >= _CLEAR])
             dropped = [p for p in _unmatched(mine, theirs)
-                       if p.scope and coverage(p.scope, region_words(a, region)) >= _KEEP]
+                       if p.cue != "limit" and p.scope and p.focus in home
+                       and coverage(p.scope, words) >= _KEEP
+                       and not _stated(p, everywhere_after())
+                       and not negated_near(_region_text(a, region), p.focus)]
             if not dropped:
                 continue
             added = _unmatched(theirs, mine)
@@ -133,8 +225,13 @@ class InvertedPolarity(Rule):
             if not mine:
                 continue
             theirs = [p for i in src for p in polarity_items(b, i)]
+            words = region_words(b, src)
+            home = b.units[al.match[j]].words if al.score.get(j, 0) >= _CLEAR else frozenset()
             added = [p for p in _unmatched(mine, theirs)
-                     if p.scope and coverage(p.scope, region_words(b, src)) >= _KEEP]
+                     if p.cue != "limit" and p.scope and p.focus in home
+                     and coverage(p.scope, words) >= _KEEP
+                     and not _stated(p, everywhere_before())
+                     and not negated_near(_region_text(b, src), p.focus)]
             if not added or _cancel(_unmatched(theirs, mine), added, mine):
                 continue
             p = added[0]
@@ -209,7 +306,11 @@ class InvertedCausality(Rule):
                 lp, lc = _location(ctx, p), _location(ctx, c)
                 if lp is None or lc is None or lc >= lp or b.d(p)["start"] > b.d(c)["start"]:
                     continue
-                unit = a.units[max(0, bisect.bisect_right(starts, lc) - 1)]
+                k = max(0, bisect.bisect_right(starts, lc) - 1)
+                unit = a.units[k]
+                if not any(a.d(n).get("premise_scope") == "previous"
+                           for n in a.of_kind(k, NodeKind.CAUSAL)):
+                    continue  # no "therefore" that leans on what precedes it: order is free
                 yield self.finding(
                     f"the conclusion {b.d(c)['text'][:60]!r} now comes before its premise "
                     f"{b.d(p)['text'][:60]!r}", b.ev_node(p), b.ev_node(c),
@@ -264,8 +365,6 @@ class LostConstraint(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a = ctx.before, ctx.after
-        after_words: frozenset[str] | None = None
-        after_constraints: list[tuple[str, frozenset[str]]] | None = None
         for i in ctx.alignment.changed_before():
             for nid in b.of_kind(i, NodeKind.CONSTRAINT):
                 if not _is_instruction(b, nid):
@@ -273,30 +372,78 @@ class LostConstraint(Rule):
                 key = _key_words(b, nid)
                 if not key:
                     continue
-                region = region_after(ctx, i)
-                kept = [p for j in region for p in polarity_items(a, j)]
-                if any(p.scope & key for p in kept) or any(
-                        _key_words(a, n) & key for j in region
-                        for n in a.of_kind(j, NodeKind.CONSTRAINT)):
+                # Units of after that still talk about what the constraint governed.
+                about = [j for j in _units_with(ctx, key) if coverage(key, a.units[j].words)
+                         >= 0.5 or len(key & a.units[j].words) >= 2]
+                if not about or any(self._restated(ctx, nid, j) for j in about):
                     continue
-                if after_constraints is None:
-                    after_constraints = [(n, _key_words(a, n))
-                                         for n in a.nodes_of(NodeKind.CONSTRAINT)]
-                if any(coverage(key, k) >= 0.5 for _, k in after_constraints):
-                    continue  # it moved
-                if after_words is None:
-                    after_words = region_words(a, list(range(len(a.units))))
-                if coverage(key, after_words) < 0.5:
-                    continue  # what it governed is gone too: a clean prune
-                ev: list[Evidence] = [b.ev_unit(i)]
-                where = next((j for j, u in enumerate(a.units) if u.words & key), None)
-                if where is not None:
-                    ev.append(a.ev_unit(where))
                 d = b.d(nid)
                 yield self.finding(
                     f"the {d['constraint_kind']} {b.units[i].text.strip()[:90]!r} was removed "
-                    f"but {', '.join(sorted(key & after_words)[:3])!r} is still in after", *ev,
+                    f"but {a.units[about[0]].text.strip()[:60]!r} still refers to what it governed",
+                    b.ev_unit(i), a.ev_unit(about[0]),
                     hint="Keep the constraint (or restate it) wherever what it governs is kept.")
+            yield from self._clause_dropped(ctx, i)
+
+    def _clause_dropped(self, ctx: Context, i: int) -> Iterator[Finding]:
+        """A clear rewrite of a sentence that narrowed something ("only for orders before
+        May", "unless users are added") keeps the sentence and drops every narrowing word."""
+        b, a, al = ctx.before, ctx.after, ctx.alignment
+        if b.d(b.units[i].block)["block_kind"] in _RAW or "\n" in b.units[i].text.strip():
+            return  # output and tables: their "conditions" are data, not instructions
+        if b.of_kind(i, NodeKind.CONSTRAINT) and not any(
+                _is_instruction(b, n) for n in b.of_kind(i, NodeKind.CONSTRAINT)):
+            return
+        marker = has_phrase(b.units[i].text.lower(), lexicon("conditions"))
+        if marker is None:
+            return
+        home = [j for j in ctx.after_units_from(i) if al.score.get(j, 0) >= _CLEAR]
+        if not home:
+            return
+        if any(has_phrase(a.units[j].text.lower(), lexicon("restrictive")) or polarity_items(a, j)
+               for j in home):
+            return
+        words = b.units[i].words
+        j = max(home, key=lambda j: len(words & a.units[j].words))
+        yield self.finding(
+            f"{b.units[i].text.strip()[:90]!r} was narrowed by {marker!r}; its rewrite "
+            f"{a.units[j].text.strip()[:70]!r} keeps the statement without the condition",
+            b.ev_unit(i), a.ev_unit(j),
+            hint=f"Keep the condition introduced by {marker!r} in the rewritten sentence.")
+
+    @staticmethod
+    def _restated(ctx: Context, nid: str, j: int) -> bool:
+        """True when after unit ``j`` still constrains: a negation, a constraint, a limit, a
+        necessity modal, or, for a precondition, the words of its condition."""
+        a, b = ctx.after, ctx.before
+        if polarity_items(a, j) or a.of_kind(j, NodeKind.CONSTRAINT):
+            return True
+        if any(a.d(h)["modality"] == "necessity" for h in a.of_kind(j, NodeKind.HEDGE)):
+            return True
+        d = b.d(nid)
+        i = b.unit_of.get(nid)
+        if d["constraint_kind"] == "limit" and i is not None:
+            values = {round(b.d(q)["base_magnitude"], 9) for q in b.of_kind(i, NodeKind.QUANTITY)}
+            if any(round(a.d(q)["base_magnitude"], 9) in values
+                   for q in a.of_kind(j, NodeKind.QUANTITY)):
+                return True  # the bounded value is still stated with what it bounds
+        if "condition_start" in d:
+            cond = content_words(b.text[d["condition_start"]:d["condition_end"]])
+            if cond and coverage(cond, a.units[j].words) >= 0.5:
+                return True
+        return False
+
+
+def _units_with(ctx: Context, words: frozenset[str]) -> list[int]:
+    """After units holding any of ``words`` (an inverted index built once per analysis)."""
+    index: dict[str, list[int]] | None = ctx._cache.get("after-words")
+    if index is None:
+        index = {}
+        for j, u in enumerate(ctx.after.units):
+            for w in u.words:
+                index.setdefault(w, []).append(j)
+        ctx._cache["after-words"] = index
+    return sorted({j for w in words for j in index.get(w, [])})
 
 
 class DroppedHedge(Rule):

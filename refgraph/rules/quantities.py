@@ -19,6 +19,9 @@ from .context import Context
 
 DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
 _APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
+_SMALL_COUNT = 100
+# "within 2 s" states the value as a deadline; the bare "2 s" says the same thing.
+_SOFT_BOUND_WORDS = ("within", "up to", "in under")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +45,37 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
     return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
 
 
+def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any], window: int = 24) -> bool:
+    unit = str(db.get("unit_text", "")).strip().lower()
+    if not unit:
+        return False
+    near = text[max(0, da["start"] - window):da["end"] + window].lower()
+    return unit in near
+
+
+def _really_changed(db: dict[str, Any], da: dict[str, Any]) -> bool:
+    """A changed value, unit or range, or a bound that was stated and is now different.
+
+    A bound added where before had none ("8 h" -> "over 8 h") and a deadline word dropped
+    ("within 2 s" -> "2 s") are not changes of the quantity.
+    """
+    same_value = db.get("base_unit") == da.get("base_unit") and close(
+        db["base_magnitude"], da["base_magnitude"], 1e-6)
+    same_high = db.get("base_magnitude_high") == da.get("base_magnitude_high") or (
+        "base_magnitude_high" in db and "base_magnitude_high" in da
+        and close(db["base_magnitude_high"], da["base_magnitude_high"]))
+    if not (same_value and same_high):
+        return True
+    if db["bound"] == da["bound"] or db["bound"] in ("=", "~"):
+        return False
+    return not (da["bound"] == "=" and db["bound"] == "<="
+                and str(db["text"]).lower().startswith(_SOFT_BOUND_WORDS))
+
+
 def _scaled(q: dict[str, Any]) -> bool:
     """True when the value is not the numeral as written ("20 million", "1.5k")."""
-    return not any(close(n, q["magnitude"]) for n in numbers_in(q["text"]))
+    numerals = numbers_in(q["text"])
+    return bool(numerals) and not any(close(n, q["magnitude"]) for n in numerals)
 
 
 def quantity_diffs(ctx: Context) -> list[QDiff]:
@@ -75,17 +106,29 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
             da = a.d(qa)
             free = [qb for qb in qbs if qb not in used]
             pair = _pair(da, free, b.d)
-            if pair is not None:
+            if pair is not None and pair[0] == "dropped-unit" and _unit_nearby(
+                    b.d(pair[1]), a.text, da):
+                continue
+            if pair is not None and pair[0] == "dropped-unit":
                 used.add(pair[1])
                 out.append(QDiff(pair[0], qa, pair[1]))
                 continue
             if all_before is None:
                 all_before = [b.d(q) for q in b.nodes_of(NodeKind.QUANTITY)]
-            if any(_same(db, da) or close(db["base_magnitude"], da["base_magnitude"])
-                   for db in all_before):
-                continue  # the value is in before, somewhere else: moved, not invented
+            if any(_same(db, da) for db in all_before):
+                continue  # the same quantity is in before, elsewhere: moved or merged
+            if pair is not None:
+                used.add(pair[1])
+                if pair[0] != "changed" or _really_changed(b.d(pair[1]), da):
+                    out.append(QDiff(pair[0], qa, pair[1]))
+                continue
+            if any(close(db["base_magnitude"], da["base_magnitude"]) for db in all_before):
+                continue  # the value is in before, in another unit: not invented
             if any(close(n, da["magnitude"]) for n in numbers_in(b.text)):
                 continue
+            if "base_unit" not in da and not _scaled(da) and float(da["magnitude"]).is_integer() \
+                    and 0 <= da["magnitude"] <= _SMALL_COUNT:
+                continue  # "two tables", "3 failures": counts a summary derives by counting
             out.append(QDiff("unsupported", qa, None))
     ctx._cache["qdiff"] = out
     return out
@@ -94,7 +137,7 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
 def _pair(da: dict[str, Any], free: list[str],
           data: Any) -> tuple[DiffKind, str] | None:
     unitless = "base_unit" not in da
-    if unitless:
+    if unitless and not (da.get("spelled") and da["magnitude"] == 1):  # "one" is mostly a word
         for qb in free:
             db = data(qb)
             if ("base_unit" in db or _scaled(db)) and (

@@ -16,9 +16,10 @@ from ..model import NodeKind
 from .base import Example, Rule
 from .common import coverage, has_phrase, lexicon, region_after, region_words
 from .context import Context, Side
-from .meaning import polarity_items
+from .meaning import negated_near, polarity_items
 
 _HTTP_MUTATION = re.compile(r"\b(?:POST|PUT|PATCH|DELETE)\b")
+_REPEAT = 0.9  # a block whose words another kept block holds (nearly) all of is a repeat
 _ECHO = 0.6  # share of a correction's words that a later unit must repeat to count as its echo
 
 
@@ -106,12 +107,16 @@ class UnrecoverablePrune(Rule):
         b, a, al = ctx.before, ctx.after, ctx.alignment
         after_hashes = {d.get("hash") for _, d in a.G.nodes(data=True)
                         if d["kind"] == NodeKind.BLOCK.value}
+        kept_words = [frozenset().union(*(b.units[i].words for i in idx))
+                      for bid, idx in _blocks(b) if b.d(bid)["hash"] in after_hashes]
         blocks = _blocks(b)
         group: list[tuple[str, str]] = []  # consecutive lost blocks: (block id, why)
         for k, (bid, idx) in enumerate(blocks):
             why = _only_in_context(b, bid)
             lost = why is not None and b.d(bid)["hash"] not in after_hashes and any(
                 al.before_status[i] is not UnitStatus.KEPT for i in idx)
+            if lost and self._redundant(b, idx, kept_words):
+                lost = False  # a repeat of material after still holds verbatim
             if lost and why == "user correction":
                 words = frozenset().union(*(b.units[i].words for i in idx))
                 lost = coverage(words, region_words(a, sorted(
@@ -122,6 +127,11 @@ class UnrecoverablePrune(Rule):
             yield from self._flush(ctx, group, blocks, k)
             group = []
         yield from self._flush(ctx, group, blocks, len(blocks))
+
+    @staticmethod
+    def _redundant(b: Side, idx: list[int], kept: list[frozenset[str]]) -> bool:
+        words = frozenset().union(*(b.units[i].words for i in idx))
+        return bool(words) and any(coverage(words, k) >= _REPEAT for k in kept)
 
     def _flush(self, ctx: Context, group: list[tuple[str, str]],
                blocks: list[tuple[str, list[int]]], k: int) -> Iterator[Finding]:
@@ -161,9 +171,11 @@ def negative_results(side: Side, i: int) -> list[str]:
         d = side.d(nid)
         if d["cue_kind"] == "affix":
             continue
+        if d["cue"] == "no" and side.text[d["end"]:d["end"] + 1] in (",", ".", "!", ";"):
+            continue  # "actually no, let me check": an interjection, not a result
         scope = side.text[d["scope_start"]:d["scope_end"]].lower()
-        words = set(re.findall(r"[a-z']+", scope)) | set(re.findall(r"[a-z']+", low))
-        if words & results or re.search(r"\b(?:0|zero)\b", low):
+        words = set(re.findall(r"[a-z']+", scope))
+        if words & results or re.search(r"\b(?:0|zero)\b", scope):
             out.append(nid)
     return out
 
@@ -209,7 +221,8 @@ class PrunedNegativeResult(Rule):
                 if everywhere is None:
                     everywhere = [p.scope for j in range(len(a.units))
                                   for p in polarity_items(a, j)]
-                if any(coverage(scope, s) >= 0.5 for s in everywhere if s):
+                if any(coverage(scope, s) >= 0.5 for s in everywhere if s) or (
+                        item is not None and negated_near(a.text, item.focus)):
                     continue  # stated elsewhere in after
                 yield self.finding(
                     f"the negative result {b.units[i].text.strip()[:90]!r} was "

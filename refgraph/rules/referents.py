@@ -3,14 +3,13 @@ RG104 unsupported-referent. Each asks whether what ``after`` points at still exi
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
 
-from ..align import UnitStatus, content_words
+from ..align import content_words
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind, RefKind, referent_id
 from .base import Example, Rule
-from .common import close
+from .common import close, coverage, lexicon
 from .context import Context, Side
 from .quantities import quantity_diffs
 
@@ -72,7 +71,8 @@ class OrphanedReference(Rule):
                 if _definitions(a, rid):
                     continue
                 uses = _uses(a, rid)
-                if not uses or self._restated(ctx, rid, uses):
+                if not uses or self._restated(ctx, rid, uses) or self._explained(ctx, i, nid,
+                                                                                 uses):
                     continue
                 name = b.d(nid)["name"]
                 yield self.finding(
@@ -81,6 +81,24 @@ class OrphanedReference(Rule):
                     b.ev_unit(i), a.ev_node(uses[0]),
                     hint=f"Keep the line that defines {name!r}, or restate its value where it "
                          "is used.")
+
+    @staticmethod
+    def _explained(ctx: Context, i: int, nid: str, uses: list[str]) -> bool:
+        """True when a unit using the name repeats what the definition said about it, or
+        binds it in its own words ("PRORATE (the prorated credit)", "X: ...", "X means")."""
+        b, a = ctx.before, ctx.after
+        name = str(b.d(nid)["name"])
+        said = b.units[i].words - content_words(name)
+        for u in uses:
+            j = a.unit_of.get(u)
+            if j is None:
+                continue
+            if said and coverage(said, a.units[j].words) >= 0.5:
+                return True
+            tail = a.text[a.d(u)["end"]:a.d(u)["end"] + 12].lstrip("`'\" ")
+            if tail[:1] in ("=", ":", "(") or tail.lower().startswith(("is ", "means", "are ")):
+                return True
+        return False
 
     @staticmethod
     def _restated(ctx: Context, rid: str, uses: list[str]) -> bool:
@@ -123,15 +141,26 @@ class DanglingDeictic(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a, al = ctx.before, ctx.after, ctx.alignment
+        cache: list[frozenset[str]] = []
+
+        def unresolved_before() -> frozenset[str]:
+            """Descriptions before already used with no antecedent (the world, not the text)."""
+            if not cache:
+                cache.append(frozenset(str(b.d(n).get("description", "")).lower()
+                                       for n in b.nodes_of(NodeKind.DEICTIC)
+                                       if not b.d(n).get("resolved")))
+            return cache[0]
+
         for j in range(len(a.units)):
             for nid in a.of_kind(j, NodeKind.DEICTIC):
                 da = a.d(nid)
-                if da.get("deictic_kind") == "pronoun":
-                    continue  # nearest-mention resolution is too weak to block on
+                if da.get("deictic_kind") == "pronoun" or str(da.get("head", "")).lower() \
+                        in lexicon("time_words"):
+                    continue  # pronouns: too weak to block on; "this week": time, not text
                 counterpart = self._counterpart(ctx, j, nid)
                 if counterpart is None:
-                    if j in al.exact or da.get("resolved") or al.after_status[j] is not \
-                            UnitStatus.ADDED:
+                    if j in al.exact or da.get("resolved") or not self._anaphoric(da) or \
+                            str(da.get("description", "")).lower() in unresolved_before():
                         continue
                     yield self._report(ctx, nid, None)
                     continue
@@ -143,6 +172,15 @@ class DanglingDeictic(Rule):
                 if not da.get("resolved") or (positional and not self._survives(
                         ctx, targets[0], da["start"])):
                     yield self._report(ctx, nid, targets[0])
+
+    @staticmethod
+    def _anaphoric(d: dict[str, object]) -> bool:
+        """Points back into the text ("that", "the above", "the former"), unlike "this", which
+        often points at the situation."""
+        kind = d.get("deictic_kind")
+        if kind in ("above", "previous", "discourse", "same"):
+            return True
+        return kind == "demonstrative" and str(d.get("word", "")).lower() in ("that", "those")
 
     @staticmethod
     def _counterpart(ctx: Context, j: int, nid: str) -> str | None:
@@ -190,76 +228,6 @@ class DanglingDeictic(Rule):
         return self.finding(msg, *ev)
 
 
-class MergedEntity(Rule):
-    """Two entities that ``before`` kept apart are collapsed into one claim in ``after``.
-
-    ## What it detects
-    ``before`` has two or more mentions with the same head and different qualifiers ("the
-    primary replica of shard A", "the primary replica of shard B"; "Sam (billing)", "Sam
-    (support)"); ``after`` keeps a mention with that head that drops the distinguishing
-    qualifier, in a unit drawn from them, and no longer tells the entities apart.
-
-    ## Why it matters
-    Deduplication by surface overlap makes memory look cleaner while the merged claim is true of
-    neither entity; it is the hardest corruption to notice because it removes apparent conflict.
-    """
-
-    code = "RG103"
-    name = "merged-entity"
-    summary = "two entities kept apart in before are collapsed into one in after"
-    hint = "Keep the qualifier that tells the entities apart (shard, team, region, version)."
-    example = Example("The primary replica of shard A is db-7. The primary replica of shard B "
-                      "is db-9.", "The primary replica is db-7.", intent="summarize")
-
-    def check(self, ctx: Context) -> Iterator[Finding]:
-        b, a, al = ctx.before, ctx.after, ctx.alignment
-        keys_b: dict[str, dict[str, str]] = defaultdict(dict)  # head -> key -> first node
-        for nid in b.nodes_of(NodeKind.MENTION):
-            d = b.d(nid)
-            keys_b[str(d["head"]).lower()].setdefault(str(d["key"]), nid)
-        keys_a: dict[str, set[str]] = defaultdict(set)
-        for nid in a.nodes_of(NodeKind.MENTION):
-            d = a.d(nid)
-            keys_a[str(d["head"]).lower()].add(str(d["key"]))
-        reported: set[str] = set()
-        for j in al.changed_after():
-            for nid in a.of_kind(j, NodeKind.MENTION):
-                d = a.d(nid)
-                head, key = str(d["head"]).lower(), str(d["key"])
-                if head in reported:
-                    continue
-                qa = _qualifiers(d)
-                distinct = [(k, n) for k, n in keys_b.get(head, {}).items()
-                            if k != key and qa < _qualifiers(b.d(n))]
-                if len(distinct) < 2:
-                    continue
-                lost = [(k, n) for k, n in distinct if k not in keys_a[head]]
-                if not lost:
-                    continue
-                src = set(al.sources.get(j, [])) | ({al.match[j]} if j in al.match else set())
-                from_src = [(k, n) for k, n in distinct if b.unit_of.get(n) in src]
-                if not from_src:
-                    continue  # the generic mention was not drawn from the keyed ones
-                pick = (from_src + [x for x in distinct if x not in from_src])[:2]
-                reported.add(head)
-                yield self.finding(
-                    f"{d['text']!r} merges {b.d(pick[0][1])['text']!r} and "
-                    f"{b.d(pick[1][1])['text']!r}, which before kept apart",
-                    b.ev_node(pick[0][1]), b.ev_node(pick[1][1]), a.ev_node(nid),
-                    hint="Say which one is meant: keep the qualifier "
-                         f"({_diff_hint(b.d(pick[0][1]), b.d(pick[1][1]))}).")
-
-
-def _qualifiers(d: dict[str, object]) -> frozenset[str]:
-    q = str(d.get("qualifiers", ""))
-    return frozenset(x for x in q.split(";") if x)
-
-
-def _diff_hint(d1: dict[str, object], d2: dict[str, object]) -> str:
-    diff = sorted(_qualifiers(d1) ^ _qualifiers(d2))
-    return ", ".join(diff) if diff else "its qualifier"
-
-
 class UnsupportedReferent(Rule):
     """``after`` asserts an entity, identifier, handle or quantity nothing in ``before`` supports.
 
@@ -283,9 +251,11 @@ class UnsupportedReferent(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a, al = ctx.before, ctx.after, ctx.alignment
+        said: set[str] = set()
         for dq in quantity_diffs(ctx):
-            if dq.kind == "unsupported":
+            if dq.kind == "unsupported" and a.d(dq.after)["text"] not in said:
                 qa = a.d(dq.after)
+                said.add(qa["text"])
                 yield self.finding(f"{qa['text']!r} appears nowhere in before",
                                    a.ev_node(dq.after))
         before_words = None
