@@ -193,8 +193,8 @@ def align(before: list[Unit], after: list[Unit]) -> Alignment:
     b_totals = [sum(idf.get(w, 1.0) for w in u.words) or 1.0 for u in before]
     explained: set[int] = set()
     for j, u in enumerate(after):
-        if j in al.exact or not u.words:
-            continue
+        if j in al.exact or len(u.words) < 2:
+            continue  # "2." or "Done.": too little content to say where it came from
         weight = {w: idf.get(w, 1.0) for w in u.words}
         total = sum(weight.values())
         overlap: dict[int, float] = defaultdict(float)

@@ -13,13 +13,15 @@ from ..align import content_words, fold
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
-from .common import coverage, has_phrase, lexicon, region_after, region_words
+from .common import coverage, has_phrase, lexicon, numbers_in, region_after, region_words
 from .context import Context, Side
 from .quantities import quantity_diffs
 
 _SKIP_HEDGES = frozenset({"can", "will", "some"})  # ability / future / quantifier, not hedges
 _WEAK = 0.9  # a modality weaker than this is a hedge
 _RAW = frozenset({"json", "log", "code"})
+# Narrowing cues: losing one is a lost condition (RG303), not a flipped polarity.
+_NOT_FLIPS = frozenset({"limit", "only-if"})
 _CLEAR = 0.6  # alignment score of a unit that is clearly a rewrite of one source unit
 _KEEP = 0.5  # share of a scope's words that must survive for a dropped cue to matter
 
@@ -65,8 +67,11 @@ def polarity_items(side: Side, i: int) -> list[Polar]:
             cue = str(d["cue"])
             word = str(d.get("word", d["text"]))
             s, e = d["scope_start"], d["scope_end"]
+            # "the column was absent": a lexical cue follows what it negates.
+            focus = _focus(side, s, min(e, d["start"]), d["start"]) if d["cue_kind"] == \
+                "lexical" else ""
             out.append(Polar(nid, cue, content_words(side.text[s:e]) - content_words(word),
-                             _focus(side, s, e, d["end"])))
+                             focus or _focus(side, s, e, d["end"])))
             negs.append((d["start"], d["end"]))
         elif kind == NodeKind.CONDITIONAL.value and d["cond_kind"] in ("unless", "only-if"):
             s, e = d["antecedent_start"], d["antecedent_end"]
@@ -146,7 +151,8 @@ def _region_text(side: Side, units: list[int]) -> str:
 
 def _stated(p: Polar, others: list[Polar]) -> bool:
     """True when some item of the other side negates the same thing (moved, not flipped)."""
-    return any(p.focus in q.scope and coverage(p.scope, q.scope) >= _KEEP for q in others)
+    return any((p.focus in q.scope and coverage(p.scope, q.scope) >= _KEEP)
+               or (len(q.scope) >= 2 and coverage(q.scope, p.scope) >= _KEEP) for q in others)
 
 
 def _cancel(dropped: list[Polar], added: list[Polar], present: list[Polar]) -> bool:
@@ -189,57 +195,55 @@ class InvertedPolarity(Rule):
             return _all_items(ctx, "before")
 
         for i in al.changed_before():
-            region = region_after(ctx, i)
-            if not region:
-                continue
-            mine = polarity_items(b, i)
+            mine = [p for p in polarity_items(b, i) if p.cue not in _NOT_FLIPS and p.focus
+                    and p.scope]
             if not mine:
                 continue
-            theirs = [p for j in region for p in polarity_items(a, j)]
-            words = region_words(a, region)
-            # The negated word must survive in a unit rewritten from this one, not merely
-            # somewhere a merge drew on.
-            home = region_words(a, [j for j in ctx.after_units_from(i)
-                                    if al.score.get(j, 0) >= _CLEAR])
-            dropped = [p for p in _unmatched(mine, theirs)
-                       if p.cue != "limit" and p.scope and p.focus in home
-                       and coverage(p.scope, words) >= _KEEP
-                       and not _stated(p, everywhere_after())
-                       and not negated_near(_region_text(a, region), p.focus)]
-            if not dropped:
-                continue
-            added = _unmatched(theirs, mine)
-            if _cancel(dropped, added, theirs):
-                continue
-            p = dropped[0]
-            reported.add(p.node)
-            j = max(region, key=lambda j: len(p.scope & a.units[j].words))
-            yield self.finding(
-                f"{b.d(p.node)['text']!r} was dropped: {a.units[j].text.strip()[:90]!r} keeps "
-                "what it negated without the negation", b.ev_node(p.node), a.ev_unit(j))
+            for p in mine:
+                j = _bare_restatement(p, a, region_after(ctx, i))
+                if j is None or _stated(p, everywhere_after()) or negated_near(a.text, p.focus):
+                    continue
+                reported.add(p.node)
+                yield self.finding(
+                    f"{b.d(p.node)['text']!r} was dropped: {a.units[j].text.strip()[:90]!r} "
+                    "keeps what it negated without the negation", b.ev_node(p.node),
+                    a.ev_unit(j))
+                break
         for j in al.changed_after():
             src = sorted(set(al.sources.get(j, [])) | ({al.match[j]} if j in al.match else set()))
             if not src:
                 continue
-            mine = polarity_items(a, j)
-            if not mine:
-                continue
-            theirs = [p for i in src for p in polarity_items(b, i)]
-            words = region_words(b, src)
-            home = b.units[al.match[j]].words if al.score.get(j, 0) >= _CLEAR else frozenset()
-            added = [p for p in _unmatched(mine, theirs)
-                     if p.cue != "limit" and p.scope and p.focus in home
-                     and coverage(p.scope, words) >= _KEEP
-                     and not _stated(p, everywhere_before())
-                     and not negated_near(_region_text(b, src), p.focus)]
-            if not added or _cancel(_unmatched(theirs, mine), added, mine):
-                continue
-            p = added[0]
-            i = max(src, key=lambda i: len(p.scope & b.units[i].words))
-            yield self.finding(
-                f"{a.d(p.node)['text']!r} was added: before says "
-                f"{b.units[i].text.strip()[:90]!r} without it", b.ev_unit(i), a.ev_node(p.node),
-                hint="Drop the added negation, or cite what in before says the opposite.")
+            for p in polarity_items(a, j):
+                if p.cue in _NOT_FLIPS or not p.focus or not p.scope:
+                    continue
+                source = _bare_restatement(p, b, src)
+                if source is None or _stated(p, everywhere_before()) or \
+                        negated_near(b.text, p.focus):
+                    continue
+                yield self.finding(
+                    f"{a.d(p.node)['text']!r} was added: before says "
+                    f"{b.units[source].text.strip()[:90]!r} without it", b.ev_unit(source),
+                    a.ev_node(p.node),
+                    hint="Drop the added negation, or cite what in before says the opposite.")
+                break
+
+
+def _bare_restatement(p: Polar, other: Side, units: list[int]) -> int | None:
+    """The unit of ``other`` that states what ``p`` negates, without negating it.
+
+    It holds the negated word and most of the scope's words, and nothing in it negates that
+    word: no polarity item scoping over it, no negation word next to it.
+    """
+    for j in units:
+        u = other.units[j]
+        if p.focus not in u.words or coverage(p.scope, u.words) < _KEEP:
+            continue
+        if any(p.focus in q.scope or q.cue == "limit" for q in polarity_items(other, j)):
+            continue
+        if negated_near(u.text, p.focus):
+            continue
+        return j
+    return None
 
 
 def _location(ctx: Context, nid: str) -> int | None:
@@ -422,10 +426,11 @@ class LostConstraint(Rule):
             return True
         d = b.d(nid)
         i = b.unit_of.get(nid)
+        if has_phrase(a.units[j].text.lower(), lexicon("restrictive")):
+            return True  # still narrowed ("14 days before production", "at most")
         if d["constraint_kind"] == "limit" and i is not None:
-            values = {round(b.d(q)["base_magnitude"], 9) for q in b.of_kind(i, NodeKind.QUANTITY)}
-            if any(round(a.d(q)["base_magnitude"], 9) in values
-                   for q in a.of_kind(j, NodeKind.QUANTITY)):
+            values = set(numbers_in(b.units[i].text))
+            if values and values <= set(numbers_in(a.units[j].text)):
                 return True  # the bounded value is still stated with what it bounds
         if "condition_start" in d:
             cond = content_words(b.text[d["condition_start"]:d["condition_end"]])

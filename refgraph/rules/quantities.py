@@ -7,6 +7,7 @@ written differently ("two seconds", "2000 ms", "2 s") pair as equal, so they nev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,11 +16,12 @@ from ..findings import Finding
 from ..model import NodeKind
 from .base import Example, Rule
 from .common import close, numbers_in
-from .context import Context
+from .context import Context, Side
 
 DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
 _APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
 _SMALL_COUNT = 100
+_WORD_AFTER = re.compile(r"\s*([^\W\d_]+)")
 # "within 2 s" states the value as a deadline; the bare "2 s" says the same thing.
 _SOFT_BOUND_WORDS = ("within", "up to", "in under")
 
@@ -105,7 +107,7 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
         for qa in left:
             da = a.d(qa)
             free = [qb for qb in qbs if qb not in used]
-            pair = _pair(da, free, b.d)
+            pair = _pair(da, free, b, a)
             if pair is not None and pair[0] == "dropped-unit" and _unit_nearby(
                     b.d(pair[1]), a.text, da):
                 continue
@@ -117,6 +119,9 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 all_before = [b.d(q) for q in b.nodes_of(NodeKind.QUANTITY)]
             if any(_same(db, da) for db in all_before):
                 continue  # the same quantity is in before, elsewhere: moved or merged
+            if da["bound"] == "~" and any(close(n, da["magnitude"], _APPROX_TOLERANCE)
+                                          for n in numbers_in(b.text)):
+                continue  # "about 4.1 million" rounds a number before states exactly
             if pair is not None:
                 used.add(pair[1])
                 if pair[0] != "changed" or _really_changed(b.d(pair[1]), da):
@@ -126,16 +131,18 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 continue  # the value is in before, in another unit: not invented
             if any(close(n, da["magnitude"]) for n in numbers_in(b.text)):
                 continue
-            if "base_unit" not in da and not _scaled(da) and float(da["magnitude"]).is_integer() \
-                    and 0 <= da["magnitude"] <= _SMALL_COUNT:
-                continue  # "two tables", "3 failures": counts a summary derives by counting
+            if float(da["magnitude"]).is_integer() and 0 <= da["magnitude"] <= _SMALL_COUNT and (
+                    ("base_unit" not in da and not _scaled(da))
+                    or (da.get("spelled") and da["magnitude"] <= 12)):
+                continue  # "two people", "3 failures": counts a summary derives by counting
             out.append(QDiff("unsupported", qa, None))
     ctx._cache["qdiff"] = out
     return out
 
 
-def _pair(da: dict[str, Any], free: list[str],
-          data: Any) -> tuple[DiffKind, str] | None:
+def _pair(da: dict[str, Any], free: list[str], b: Side,
+          a: Side) -> tuple[DiffKind, str] | None:
+    data = b.d
     unitless = "base_unit" not in da
     if unitless and not (da.get("spelled") and da["magnitude"] == 1):  # "one" is mostly a word
         for qb in free:
@@ -155,9 +162,17 @@ def _pair(da: dict[str, Any], free: list[str],
         named = [qb for qb in same_dim if data(qb).get("measured") == da["measured"]]
         if named:
             return "changed", named[0]
-    if len(same_dim) == 1 and (not unitless or len(free) == 1):
+    if len(same_dim) == 1 and (not unitless or _next_word(b.text, data(same_dim[0])) ==
+                               _next_word(a.text, da) != ""):
         return "changed", same_dim[0]
     return None
+
+
+def _next_word(text: str, d: dict[str, Any]) -> str:
+    """The word right after a number: two bare numbers count the same thing when it is the
+    same ("41 passed" -> "44 passed")."""
+    m = _WORD_AFTER.match(text, d["end"])
+    return m.group(1).lower() if m else ""
 
 
 class DroppedUnit(Rule):
