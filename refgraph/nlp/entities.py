@@ -15,9 +15,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
 from ..model import NodeKind
+from .lexicon import phrase_matcher
 from .records import add, ensure_group, raw_records
 from .text import is_wordlike, looks_verbal, norm, stopwords, verb_by_context
-from .view import view
+from .view import DocView, view
 
 SPAN_KEY = "rg_mentions"
 _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
@@ -26,6 +27,12 @@ _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "the
 _QUALIFYING_PREPS = frozenset({"of", "for", "in", "on", "from", "at"})
 _CHUNK_OPENER = re.compile(
     r"(?i:\b(?:" + "|".join(sorted(_DETS, key=len, reverse=True)) + r")\b)|\b[A-Z]")
+# The capital half of _CHUNK_OPENER with the character class first, so the regex engine skips
+# ahead to capitals instead of testing a word boundary at every character.
+_CAPITAL = re.compile(r"[A-Z](?<!\w.)")
+# Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
+# holding one takes the full regex, which is what defines the candidates.
+_CASE_ODD = re.compile("[\u0130\u0131\u017f\u212a]")
 _OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
                         NodeKind.HANDLE.value})
 _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
@@ -47,6 +54,11 @@ def _label_token(tok: Token) -> bool:
     """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
     t = tok.text
     return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
+
+
+def _is_word(char: str) -> bool:
+    """What ``\\w`` matches in a str pattern."""
+    return char.isalnum() or char == "_"
 
 
 def _opens_clause(doc: Doc, i: int) -> bool:
@@ -75,6 +87,7 @@ class EntityTagger:
     def __init__(self, nlp: Language, name: str, *, use_parser: bool) -> None:
         self.name = name
         self.use_parser = use_parser
+        self.determiners = phrase_matcher(nlp, {d: "det" for d in _DETS})
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
@@ -144,12 +157,32 @@ class EntityTagger:
         v = view(doc)
         # Only determiners and capitalised words can open a chunk: find them with a regex
         # instead of creating a Token for every word.
-        candidates = [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(v.text)]
+        candidates = self._openers(doc, v)
         done = -1
         for i in candidates:
             if i <= done or i in blocked:
                 continue
             done = self._chunk_from(doc, i, n, blocked) - 1
+
+    def _openers(self, doc: Doc, v: DocView) -> list[int]:
+        """Tokens holding a match of _CHUNK_OPENER, in order.
+
+        The same tokens as the regex gives, found faster: capitals by _CAPITAL, determiners by
+        a phrase matcher over the tokens (a case-insensitive alternation tried at every
+        character was a third of the component), kept only where the regex's word
+        boundaries hold on both sides.
+        """
+        text = v.text
+        if _CASE_ODD.search(text):
+            return [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(text)]
+        found = {v.token_at(m.start()) for m in _CAPITAL.finditer(text)}
+        size = len(text)
+        for _, i, _ in self.determiners(doc):
+            a = v.starts[i]
+            b = a + len(doc[i])
+            if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):
+                found.add(i)
+        return sorted(found)
 
     def _chunk_from(self, doc: Doc, i: int, n: int, blocked: set[int]) -> int:
         """Emit the chunk opened at token ``i``, if any; return the index after it."""
