@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -29,6 +30,11 @@ COND_KEY = "rg_conditionals"
 
 _AFFIX_CANDIDATE = re.compile(
     r"\b(?:(?:un|in|im|ir|il|dis)[a-z]{3,}|[a-z]{3,}less(?:ly|ness)?)\b", re.IGNORECASE)
+# Where a match of _AFFIX_CANDIDATE can start: a word opening with a prefix letter (any case
+# form the IGNORECASE regex accepts), or the first letter of a word holding "less".
+_PREFIX_START = re.compile("[UuIiDd\u0130\u0131](?<!\\w.)")
+_LESS = re.compile("less", re.IGNORECASE)
+_CI_LETTER = re.compile("[a-z]", re.IGNORECASE)
 _HARD = frozenset({";", ":", "--", "—", "–"})
 _CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
 _DROP = frozenset({"mark", "cc", "punct"})
@@ -64,6 +70,28 @@ _AUX = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could
 _HAVE_BE = frozenset({"have", "has", "had", "having", "be", "is", "are", "was", "were", "'s",
                       "been", "'ve"})
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
+
+
+def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
+    """``_AFFIX_CANDIDATE.finditer(text)``, trying the regex only where a match can start.
+
+    Tried at every character, the case-insensitive alternation cost more than the rest of the
+    component; the matches are whole words, so the regex is run at each possible word start.
+    """
+    starts = {m.start() for m in _PREFIX_START.finditer(text)}
+    for m in _LESS.finditer(text):
+        k = m.start()
+        while k > 0 and _CI_LETTER.match(text, k - 1, k):
+            k -= 1
+        starts.add(k)
+    end = 0
+    for k in sorted(starts):
+        if k < end:
+            continue
+        found = _AFFIX_CANDIDATE.match(text, k)
+        if found:
+            end = found.end()
+            yield found
 
 
 def _rhetorical(doc: Doc, span: Span) -> bool:
@@ -159,7 +187,7 @@ class NegationTagger:
             self._emit(doc, span.start, span.end, span.start_char, span.end_char, kind,
                        span.text, accurate)
             negs.append((span.start_char, span.end_char))
-        for m in _AFFIX_CANDIDATE.finditer(view(doc).text):
+        for m in _affix_candidates(view(doc).text):
             aff = affix_cue(m.group())
             if aff is None:
                 continue

@@ -78,3 +78,19 @@ def test_exception_cue_is_dropped_only_after_a_negation_in_its_own_sentence(
     assert [quote(text, r) for r in extract(nlp, text, "negation")] == ["No", "except"]
     text = "Nothing ran except the smoke test."
     assert [quote(text, r) for r in extract(nlp, text, "negation")] == ["Nothing"]
+
+
+def test_affix_candidates_are_what_the_full_regex_finds() -> None:
+    import random
+
+    from refgraph.nlp.negation import _AFFIX_CANDIDATE, _affix_candidates
+
+    rng = random.Random(1)
+    words = ["unable", "careless", "carelessly", "xunable", "3unable", "un", "unaware_x",
+             "Dislike", "\u0130mpossible", "\u0131nlet", "lessless", "helpless.", "UNLESS",
+             "uselessness", "iLLegal", "\u017fomele\u017fs", "le\u017fs", "x_careless",
+             "irksome", "disjointless", " ", ",", "-", "_", "1", "\n", "a"]
+    for _ in range(2000):
+        text = "".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+        assert [m.span() for m in _affix_candidates(text)] == \
+            [m.span() for m in _AFFIX_CANDIDATE.finditer(text)], text
