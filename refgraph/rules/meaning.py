@@ -285,7 +285,22 @@ class InvertedCausality(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a = ctx.before, ctx.after
         supports = EdgeKind.SUPPORTS.value
-        after_links = [(u, v) for u, v, k in a.G.edges(keys=True) if k == supports]
+        changed_after = set(ctx.alignment.changed_after())
+        after_links = [(u, v) for u, v, k in a.G.edges(keys=True) if k == supports
+                       and a.unit_of.get(v) in changed_after]
+        before_links = _links(b)
+        for u, v in after_links:
+            uw, vw = content_words(a.d(u)["text"]), content_words(a.d(v)["text"])
+            for p0, p1, c0, c1 in before_links:
+                pw, cw = b.words(p0, p1), b.words(c0, c1)
+                swap = min(coverage(vw, pw), coverage(uw, cw))
+                keep = min(coverage(vw, cw), coverage(uw, pw))
+                if swap >= 0.4 and swap > keep + 0.15:
+                    yield self.finding(
+                        f"before concludes {b.text[c0:c1][:60]!r} from {b.text[p0:p1][:60]!r}; "
+                        "after argues the other way round",
+                        b.ev(p0, p1), b.ev(c0, c1), a.ev_node(u), a.ev_node(v))
+                    return
         changed = set(ctx.alignment.changed_before())
         starts = [u.start for u in a.units]
         for p, c, k in b.G.edges(keys=True):
@@ -296,29 +311,18 @@ class InvertedCausality(Rule):
                 continue
             if pi not in changed and ci not in changed and self._same_order(ctx, pi, ci):
                 continue
-            pw, cw = content_words(b.d(p)["text"]), content_words(b.d(c)["text"])
-            for u, v in after_links:
-                uw, vw = content_words(a.d(u)["text"]), content_words(a.d(v)["text"])
-                if coverage(pw, vw) >= 0.6 and coverage(cw, uw) >= 0.6 and \
-                        coverage(pw, uw) < 0.6:
-                    yield self.finding(
-                        f"before concludes {b.d(c)['text'][:60]!r} from "
-                        f"{b.d(p)['text'][:60]!r}; after argues the other way round",
-                        b.ev_node(p), b.ev_node(c), a.ev_node(u), a.ev_node(v))
-                    break
-            else:
-                lp, lc = _location(ctx, p), _location(ctx, c)
-                if lp is None or lc is None or lc >= lp or b.d(p)["start"] > b.d(c)["start"]:
-                    continue
-                k = max(0, bisect.bisect_right(starts, lc) - 1)
-                unit = a.units[k]
-                if not any(a.d(n).get("premise_scope") == "previous"
-                           for n in a.of_kind(k, NodeKind.CAUSAL)):
-                    continue  # no "therefore" that leans on what precedes it: order is free
-                yield self.finding(
-                    f"the conclusion {b.d(c)['text'][:60]!r} now comes before its premise "
-                    f"{b.d(p)['text'][:60]!r}", b.ev_node(p), b.ev_node(c),
-                    a.ev(unit.start, unit.end))
+            lp, lc = _location(ctx, p), _location(ctx, c)
+            if lp is None or lc is None or lc >= lp or b.d(p)["start"] > b.d(c)["start"]:
+                continue
+            k = max(0, bisect.bisect_right(starts, lc) - 1)
+            unit = a.units[k]
+            if not any(a.d(n).get("premise_scope") == "previous"
+                       for n in a.of_kind(k, NodeKind.CAUSAL)):
+                continue  # no "therefore" that leans on what precedes it: order is free
+            yield self.finding(
+                f"the conclusion {b.d(c)['text'][:60]!r} now comes before its premise "
+                f"{b.d(p)['text'][:60]!r}", b.ev_node(p), b.ev_node(c),
+                a.ev(unit.start, unit.end))
 
     @staticmethod
     def _same_order(ctx: Context, pi: int, ci: int) -> bool:
@@ -328,6 +332,22 @@ class InvertedCausality(Rule):
         if not a or not c:
             return True
         return (min(a) <= min(c)) == (pi <= ci)
+
+
+def _links(side: Side) -> list[tuple[int, int, int, int]]:
+    """Premise -> conclusion spans of a side: causal links, and conditionals read the same way
+    ("if latency exceeds 180 ms, roll back": the latency is why one rolls back)."""
+    out = []
+    for p, c, k in side.G.edges(keys=True):
+        if k == EdgeKind.SUPPORTS.value:
+            dp, dc = side.d(p), side.d(c)
+            out.append((dp["start"], dp["end"], dc["start"], dc["end"]))
+    for n in side.nodes_of(NodeKind.CONDITIONAL):
+        d = side.d(n)
+        if d["cond_kind"] in ("if", "when", "only-if"):
+            out.append((d["antecedent_start"], d["antecedent_end"], d["consequent_start"],
+                        d["consequent_end"]))
+    return out
 
 
 def _is_instruction(side: Side, nid: str) -> bool:
@@ -491,7 +511,11 @@ class DroppedHedge(Rule):
                 continue
             theirs = [n for j in region for n in a.of_kind(j, NodeKind.HEDGE)]
             weak = [n for n in theirs if self._weak(a, n)]
+            text = _region_text(a, region).lower()
             for h in hedges[len(weak):]:
+                term = str(b.d(h)["term"]).lower()
+                if re.search(r"\b" + re.escape(term[:5]), text):
+                    continue  # "prefer" -> "is preferred": the hedge word is still there
                 strong = [n for n in theirs if a.d(n)["strength"] > b.d(h)["strength"]]
                 j = max(region, key=lambda j: len(b.units[i].words & a.units[j].words))
                 ev = [b.ev_node(h), a.ev_node(strong[0]) if strong else a.ev_unit(j)]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from ..findings import Finding
 from ..model import NodeKind
+from ..resources import load_json
 from .base import Example, Rule
 from .common import close, numbers_in
 from .context import Context, Side
@@ -22,6 +24,7 @@ DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
 _APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
 _SMALL_COUNT = 100
 _WORD_AFTER = re.compile(r"\s*([^\W\d_]+)")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\W{0,3}$")
 # "within 2 s" states the value as a deadline; the bare "2 s" says the same thing.
 _SOFT_BOUND_WORDS = ("within", "up to", "in under")
 
@@ -119,6 +122,11 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 all_before = [b.d(q) for q in b.nodes_of(NodeKind.QUANTITY)]
             if any(_same(db, da) for db in all_before):
                 continue  # the same quantity is in before, elsewhere: moved or merged
+            if pair is None and "base_unit" not in da:
+                moved = _moved_with_unit(b, a, da)
+                if moved is not None:
+                    out.append(QDiff("dropped-unit", qa, moved))
+                    continue
             if da["bound"] == "~" and any(close(n, da["magnitude"], _APPROX_TOLERANCE)
                                           for n in numbers_in(b.text)):
                 continue  # "about 4.1 million" rounds a number before states exactly
@@ -149,8 +157,14 @@ def _pair(da: dict[str, Any], free: list[str], b: Side,
             db = data(qb)
             if ("base_unit" in db or _scaled(db)) and (
                     close(db["magnitude"], da["magnitude"])
-                    or any(close(n, da["magnitude"]) for n in numbers_in(db["text"]))):
+                    or any(close(n, da["magnitude"]) for n in numbers_in(db["text"]))
+                    or _in_other_unit(db, da["magnitude"])):
                 return "dropped-unit", qb
+    for qb in free:
+        db = data(qb)
+        if db.get("base_unit") == da.get("base_unit") and _scaled(db) and not _scaled(da) and \
+                any(close(n, da["magnitude"]) for n in numbers_in(db["text"])):
+            return "dropped-unit", qb  # "EUR 10M" -> "EUR 10": the scale is gone
     for qb in free:
         db = data(qb)
         if (db.get("base_unit") == da.get("base_unit") and db["bound"] == "~"
@@ -166,6 +180,40 @@ def _pair(da: dict[str, Any], free: list[str], b: Side,
                                _next_word(a.text, da) != ""):
         return "changed", same_dim[0]
     return None
+
+
+def _moved_with_unit(b: Side, a: Side, da: dict[str, Any]) -> str | None:
+    """A quantity with a unit anywhere in before, with the same value and the same word in
+    front of it ("timed out after 30 s" -> "timed out after 30"): the sentence moved and lost
+    its unit on the way."""
+    left = _word_before(a.text, da["start"])
+    if not left:
+        return None
+    for qb in b.nodes_of(NodeKind.QUANTITY):
+        db = b.d(qb)
+        if "base_unit" in db and close(db["magnitude"], da["magnitude"]) and \
+                _word_before(b.text, db["start"]) == left:
+            return qb
+    return None
+
+
+def _word_before(text: str, start: int) -> str:
+    m = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    return m.group(1).lower() if m else ""
+
+
+def _in_other_unit(db: dict[str, Any], number: float) -> bool:
+    """True when ``number`` is ``db`` written in another common unit: 1024 MiB -> 1 (GiB)."""
+    if not number:
+        return False
+    factors = lexicon_factors().get(str(db.get("base_unit", "")), [])
+    return any(close(db["base_magnitude"] / number, f, 1e-3) for f in factors)
+
+
+@cache
+def lexicon_factors() -> dict[str, list[float]]:
+    table: dict[str, list[float]] = load_json("lexicon", "analysis.json")["unit_factors"]
+    return table
 
 
 def _next_word(text: str, d: dict[str, Any]) -> str:
@@ -200,7 +248,7 @@ class DroppedUnit(Rule):
             qb, qa = ctx.before.d(dq.before), ctx.after.d(dq.after)
             yield self.finding(
                 f"{qb['text']!r} became {qa['text']!r}: the number kept its value but lost its "
-                f"{'unit' if 'unit' in qb else 'scale'}",
+                f"{'scale' if _scaled(qb) and qb.get('unit') == qa.get('unit') else 'unit'}",
                 ctx.before.ev_node(dq.before), ctx.after.ev_node(dq.after),
                 hint=f"Write {qb['text']!r} in after, not {qa['text']!r}.")
 
