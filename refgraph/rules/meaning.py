@@ -214,8 +214,8 @@ class InvertedPolarity(Rule):
             if not src:
                 continue
             for p in polarity_items(a, j):
-                if p.cue in _NOT_FLIPS or not p.focus or not p.scope:
-                    continue
+                if p.cue in _NOT_FLIPS or not p.focus or len(p.scope) < 2:
+                    continue  # a one-word scope ("no suspension") is too thin to call a flip
                 source = _bare_restatement(p, b, src)
                 if source is None or _stated(p, everywhere_before()) or \
                         negated_near(b.text, p.focus):
