@@ -109,8 +109,16 @@ class IdentifierExtractor:
         text = view(doc, refresh=True).text
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
+        gates: dict[re.Pattern[str], bool] = {}  # patterns share gates (snake/tool_call ...)
+
+        def gate(pat: _Pattern) -> bool:
+            hit = gates.get(pat.gate)
+            if hit is None:
+                hit = gates[pat.gate] = pat.gate.search(text) is not None
+            return hit
+
         for pat in handles:
-            if not pat.gate.search(text):
+            if not gate(pat):
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
@@ -126,7 +134,7 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
-            if not pat.gate.search(text):
+            if not gate(pat):
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)

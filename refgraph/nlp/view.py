@@ -57,6 +57,10 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
     """
     data = doc.user_data
     cached = data.get(_KEY)
+    # The common case first: components look the view up thousands of times per doc.
+    if type(cached) is DocView and (not refresh or FINAL_KEY in data) and \
+            len(cached.starts) == len(doc):
+        return cached
     if cached is not None and len(cached[1]) == len(doc):
         if type(cached) is not DocView:
             cached = data[_KEY] = DocView(*cached)  # a list again after doc.from_bytes()
