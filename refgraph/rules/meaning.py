@@ -214,11 +214,14 @@ class InvertedPolarity(Rule):
             if not src:
                 continue
             for p in polarity_items(a, j):
-                if p.cue in _NOT_FLIPS or not p.focus or len(p.scope) < 2:
-                    continue  # a one-word scope ("no suspension") is too thin to call a flip
+                if p.cue in _NOT_FLIPS or not p.focus or len(p.scope) < 2 and al.score.get(
+                        j, 0) < _CLEAR:
+                    continue  # a one-word scope in a loose merge is too thin to call a flip
                 source = _bare_restatement(p, b, src)
-                if source is None or _stated(p, everywhere_before()) or \
-                        negated_near(b.text, p.focus):
+                # Before negates any word of the scope ("Not before the GRACE_WINDOW ends" for
+                # "No suspension before the GRACE_WINDOW ends"): the negation is not new.
+                if source is None or _stated(p, everywhere_before()) or any(
+                        negated_near(b.text, w) for w in p.scope | {p.focus}):
                     continue
                 yield self.finding(
                     f"{a.d(p.node)['text']!r} was added: before says "
