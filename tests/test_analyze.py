@@ -450,6 +450,7 @@ def test_one_cause_one_finding(az: Analyzer) -> None:
     ("The timeout is 2000 ms.", "The timeout is 2 s."),
     ("The timeout is 2 s.", "The timeout is 2000 milliseconds."),
     ("The export is 1.5 GB.", "The export is 1500 MB."),
+    ("The timeout is 30 seconds.", "The timeout is half a minute."),
 ])
 def test_equal_quantities_written_differently_do_not_fire(az: Analyzer, before: str,
                                                           after: str) -> None:
@@ -471,6 +472,17 @@ def test_code_definitions(az: Analyzer, before: str, after: str, code: str) -> N
     assert report.codes == [code], report.format_text()
     assert report.verdict == "reject"
     assert_evidence_quotes(report)
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("The service listens on port 8080.", "The service listens on port 9090."),
+    ("The service listens on port 8080.", "The service listens on ports 8080 and 9090."),
+])
+def test_changed_or_invented_number_is_caught(az: Analyzer, before: str, after: str) -> None:
+    """9090 appears nowhere in before: a changed (RG202) or invented (RG104) number."""
+    report = az.analyze(before, after)
+    assert {"RG104", "RG202"} & set(report.codes), report.format_text()
+    assert report.verdict == "reject"
 
 
 @pytest.mark.parametrize(("before", "after"), [
