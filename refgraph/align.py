@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 
 from .model import NodeKind, RefGraph
 from .resources import load_words
@@ -88,8 +88,12 @@ def _stopwords() -> frozenset[str]:
     return load_words("lexicon", "stopwords.txt")
 
 
+@lru_cache(maxsize=1 << 17)
 def content_words(text: str) -> frozenset[str]:
-    """Lower-cased content words with a light plural/suffix folding (rows -> row)."""
+    """Lower-cased content words with a light plural/suffix folding (rows -> row).
+
+    Cached: a rewrite leaves most sentences as they were, so the same texts come back.
+    """
     stop = _stopwords()
     out = set()
     for m in _WORD.finditer(text.lower()):
@@ -122,21 +126,21 @@ def fold(word: str) -> str:
 def units_of(G: RefGraph) -> list[Unit]:
     """The units of a graph in document order."""
     blocks = []
-    sentences_of: dict[str, list[str]] = defaultdict(list)
+    sentences_of: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    block_kind, sentence_kind = NodeKind.BLOCK.value, NodeKind.SENTENCE.value
     for nid, d in G.nodes(data=True):
         kind = d["kind"]
-        if kind == NodeKind.BLOCK.value:
+        if kind == block_kind:
             blocks.append((d["start"], nid))
-    for bid in (b for _, b in blocks):
-        for _, s, key in G.out_edges(bid, keys=True):
-            if key == "contains" and G.nodes[s]["kind"] == NodeKind.SENTENCE.value:
-                sentences_of[bid].append(s)
+        elif kind == sentence_kind:
+            sentences_of[_block_of(nid)].append((d["start"], nid))
+    nodes = G.nodes
     units: list[Unit] = []
     for _, bid in sorted(blocks):
         sents = sentences_of.get(bid)
-        ids = sorted(sents, key=lambda s: G.nodes[s]["start"]) if sents else [bid]
+        ids = [s for _, s in sorted(sents)] if sents else [bid]
         for nid in ids:
-            d = G.nodes[nid]
+            d = nodes[nid]
             units.append(Unit(nid, d["start"], d["end"], d["text"], bid,
                               content_words(d["text"])))
     return units

@@ -5,6 +5,7 @@ Built by the analyzer; rules only read it. Everything here is plain Python over 
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +30,8 @@ class Side:
     unit_of: dict[str, int]
     in_unit: list[list[str]]  # span node ids per unit, in document order
     lower: str = ""
+    # Per-text memo (a Side is cached by the analyzer and reused across analyses).
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def build(cls, name: SideName, text: str, G: RefGraph) -> Side:
@@ -55,11 +58,41 @@ class Side:
         return [n for n in self.in_unit[i] if self.G.nodes[n]["kind"] == v]
 
     def nodes_of(self, kind: NodeKind) -> list[str]:
-        """Every node of ``kind``, in document order."""
-        v = kind.value
-        out = [n for n, d in self.G.nodes(data=True) if d["kind"] == v and n in self.unit_of]
-        out.sort(key=lambda n: self.G.nodes[n]["start"])
-        return out
+        """Every node of ``kind``, in document order (indexed once per text)."""
+        by_kind: dict[str, list[str]] | None = self.memo.get("by_kind")
+        if by_kind is None:
+            by_kind = defaultdict(list)
+            for n, d in self.G.nodes(data=True):
+                if n in self.unit_of:
+                    by_kind[d["kind"]].append(n)
+            for lst in by_kind.values():
+                lst.sort(key=lambda n: self.G.nodes[n]["start"])
+            self.memo["by_kind"] = by_kind
+        return by_kind.get(kind.value, [])
+
+    def all_words(self) -> frozenset[str]:
+        """Content words of the whole text."""
+        words: frozenset[str] | None = self.memo.get("words")
+        if words is None:
+            words = frozenset().union(*(u.words for u in self.units))
+            self.memo["words"] = words
+        return words
+
+    def numbers(self) -> list[float]:
+        """Every numeral as written in the text, sorted."""
+        nums: list[float] | None = self.memo.get("numbers")
+        if nums is None:
+            from .common import numbers_in
+            nums = sorted(numbers_in(self.text))
+            self.memo["numbers"] = nums
+        return nums
+
+    def has_number(self, value: float, rel: float = 1e-6) -> bool:
+        """True when a numeral within ``rel`` of ``value`` is written in the text."""
+        nums = self.numbers()
+        lo, hi = value - abs(value) * rel - 1e-12, value + abs(value) * rel + 1e-12
+        k = bisect.bisect_left(nums, lo)
+        return k < len(nums) and nums[k] <= hi
 
     def ev(self, start: int, end: int) -> Evidence:
         """Evidence for ``text[start:end]`` on this side."""
@@ -109,25 +142,23 @@ class Context:
     tokens_after: int = 0
     _cache: dict[str, Any] = field(default_factory=dict)
 
+    _from: dict[int, list[int]] = field(default_factory=dict)
+    _citing: dict[int, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from_: dict[int, list[int]] = defaultdict(list)
+        for j, src in self.alignment.match.items():
+            from_[src].append(j)
+        citing: dict[int, list[int]] = defaultdict(list)
+        for j, srcs in self.alignment.sources.items():
+            for s in srcs:
+                citing[s].append(j)
+        self._from, self._citing = dict(from_), dict(citing)
+
     def after_units_from(self, i: int) -> list[int]:
         """After units whose best source is before unit ``i``."""
-        rev = self._cache.get("rev")
-        if rev is None:
-            rev = defaultdict(list)
-            for j, src in self.alignment.match.items():
-                rev[src].append(j)
-            self._cache["rev"] = rev
-        out: list[int] = rev.get(i, [])
-        return out
+        return self._from.get(i, [])
 
     def after_units_citing(self, i: int) -> list[int]:
         """After units that drew at least a third of their content from before unit ``i``."""
-        rev = self._cache.get("revsrc")
-        if rev is None:
-            rev = defaultdict(list)
-            for j, srcs in self.alignment.sources.items():
-                for s in srcs:
-                    rev[s].append(j)
-            self._cache["revsrc"] = rev
-        out: list[int] = rev.get(i, [])
-        return out
+        return self._citing.get(i, [])

@@ -214,8 +214,8 @@ class InvertedPolarity(Rule):
             if not src:
                 continue
             for p in polarity_items(a, j):
-                if p.cue in _NOT_FLIPS or not p.focus or len(p.scope) < 2 and al.score.get(
-                        j, 0) < _CLEAR:
+                if p.cue in _NOT_FLIPS or not p.focus or (len(p.scope) < 2 and al.score.get(
+                        j, 0) < _CLEAR):
                     continue  # a one-word scope in a loose merge is too thin to call a flip
                 source = _bare_restatement(p, b, src)
                 # Before negates any word of the scope ("Not before the GRACE_WINDOW ends" for
@@ -340,7 +340,10 @@ class InvertedCausality(Rule):
 def _links(side: Side) -> list[tuple[int, int, int, int]]:
     """Premise -> conclusion spans of a side: causal links, and conditionals read the same way
     ("if latency exceeds 180 ms, roll back": the latency is why one rolls back)."""
-    out = []
+    memo: list[tuple[int, int, int, int]] | None = side.memo.get("links")
+    if memo is not None:
+        return memo
+    out: list[tuple[int, int, int, int]] = []
     for p, c, k in side.G.edges(keys=True):
         if k == EdgeKind.SUPPORTS.value:
             dp, dc = side.d(p), side.d(c)
@@ -350,6 +353,7 @@ def _links(side: Side) -> list[tuple[int, int, int, int]]:
         if d["cond_kind"] in ("if", "when", "only-if"):
             out.append((d["antecedent_start"], d["antecedent_end"], d["consequent_start"],
                         d["consequent_end"]))
+    side.memo["links"] = out
     return out
 
 

@@ -7,6 +7,7 @@ written differently ("two seconds", "2000 ms", "2 s") pair as equal, so they nev
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +24,9 @@ from .context import Context, Side
 DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
 _APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
 _SMALL_COUNT = 100
+_MEASURED = frozenset({"second", "bit", "meter", "kilogram", "kelvin", "meter ** 3",
+                       "meter ** 2", "dimensionless", "bit / second", "ampere", "candela",
+                       "mole", "radian"})
 _WORD_AFTER = re.compile(r"\s*([^\W\d_]+)")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\W{0,3}$")
 # "within 2 s" states the value as a deadline; the bare "2 s" says the same thing.
@@ -90,7 +94,6 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
         return cached
     out: list[QDiff] = []
     b, a, al = ctx.before, ctx.after, ctx.alignment
-    all_before: list[dict[str, Any]] | None = None
     for j in al.changed_after():
         qas = a.of_kind(j, NodeKind.QUANTITY)
         if not qas:
@@ -118,30 +121,28 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 used.add(pair[1])
                 out.append(QDiff(pair[0], qa, pair[1]))
                 continue
-            if all_before is None:
-                all_before = [b.d(q) for q in b.nodes_of(NodeKind.QUANTITY)]
-            if any(_same(db, da) for db in all_before):
+            if any(_same(b.d(q), da) for q in _near(b, "base_magnitude", da["base_magnitude"],
+                                                  _APPROX_TOLERANCE)):
                 continue  # the same quantity is in before, elsewhere: moved or merged
             if pair is None and "base_unit" not in da:
                 moved = _moved_with_unit(b, a, da)
                 if moved is not None:
                     out.append(QDiff("dropped-unit", qa, moved))
                     continue
-            if da["bound"] == "~" and any(close(n, da["magnitude"], _APPROX_TOLERANCE)
-                                          for n in numbers_in(b.text)):
+            if da["bound"] == "~" and b.has_number(da["magnitude"], _APPROX_TOLERANCE):
                 continue  # "about 4.1 million" rounds a number before states exactly
             if pair is not None:
                 used.add(pair[1])
                 if pair[0] != "changed" or _really_changed(b.d(pair[1]), da):
                     out.append(QDiff(pair[0], qa, pair[1]))
                 continue
-            if any(close(db["base_magnitude"], da["base_magnitude"]) for db in all_before):
+            if _near(b, "base_magnitude", da["base_magnitude"], 1e-6):
                 continue  # the value is in before, in another unit: not invented
-            if any(close(n, da["magnitude"]) for n in numbers_in(b.text)):
+            if b.has_number(da["magnitude"]):
                 continue
             if float(da["magnitude"]).is_integer() and 0 <= da["magnitude"] <= _SMALL_COUNT and (
                     ("base_unit" not in da and not _scaled(da))
-                    or (da.get("spelled") and da["magnitude"] <= 12)):
+                    or (da["magnitude"] <= 12 and _counted(da))):
                 continue  # "two people", "3 failures": counts a summary derives by counting
             out.append(QDiff("unsupported", qa, None))
     ctx._cache["qdiff"] = out
@@ -189,17 +190,38 @@ def _moved_with_unit(b: Side, a: Side, da: dict[str, Any]) -> str | None:
     left = _word_before(a.text, da["start"])
     if not left:
         return None
-    for qb in b.nodes_of(NodeKind.QUANTITY):
+    for qb in _near(b, "magnitude", da["magnitude"], 1e-6):
         db = b.d(qb)
-        if "base_unit" in db and close(db["magnitude"], da["magnitude"]) and \
-                _word_before(b.text, db["start"]) == left:
+        if "base_unit" in db and _word_before(b.text, db["start"]) == left:
             return qb
     return None
+
+
+def _near(side: Side, key: str, value: float, rel: float) -> list[str]:
+    """Quantities of ``side`` whose ``key`` is within ``rel`` of ``value`` (sorted index)."""
+    memo_key = f"q-{key}"
+    index: tuple[list[float], list[str]] | None = side.memo.get(memo_key)
+    if index is None:
+        pairs = sorted((float(side.d(q)[key]), q) for q in side.nodes_of(NodeKind.QUANTITY))
+        index = ([v for v, _ in pairs], [q for _, q in pairs])
+        side.memo[memo_key] = index
+    values, nodes = index
+    tol = abs(value) * rel + 1e-12
+    lo = bisect.bisect_left(values, value - tol)
+    hi = bisect.bisect_right(values, value + tol)
+    return nodes[lo:hi]
 
 
 def _word_before(text: str, start: int) -> str:
     m = _WORD_BEFORE.search(text, max(0, start - 40), start)
     return m.group(1).lower() if m else ""
+
+
+def _counted(d: dict[str, Any]) -> bool:
+    """A count of things ("4 columns", "two people"), not a measure with a physical unit."""
+    base = str(d.get("base_unit", ""))
+    return d.get("magnitude") == d.get("base_magnitude") and base not in _MEASURED and not (
+        len(base) == 3 and base.isupper())  # currencies are ISO codes
 
 
 def _in_other_unit(db: dict[str, Any], number: float) -> bool:
@@ -221,6 +243,40 @@ def _next_word(text: str, d: dict[str, Any]) -> str:
     same ("41 passed" -> "44 passed")."""
     m = _WORD_AFTER.match(text, d["end"])
     return m.group(1).lower() if m else ""
+
+
+_NUMERAL = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w.]*\d)")
+_CLEAR = 0.6
+
+
+def numeral_changes(ctx: Context) -> list[tuple[int, int, int, int]]:
+    """Bare numerals the front end does not read as quantities ("port 8080", "PR 4512") that a
+    clear rewrite of a sentence changed: same word in front, a value before never states.
+    Returns (before start, before end, after start, after end)."""
+    b, a, al = ctx.before, ctx.after, ctx.alignment
+    out = []
+    for j in al.changed_after():
+        i = al.match.get(j)
+        if i is None or al.score.get(j, 0) < _CLEAR:
+            continue
+        ua, ub = a.units[j], b.units[i]
+        covered = [(a.d(q)["start"], a.d(q)["end"]) for q in a.of_kind(j, NodeKind.QUANTITY)]
+        before_nums = {m.group(): m for m in _NUMERAL.finditer(ub.text)}
+        for m in _NUMERAL.finditer(ua.text):
+            s, e = ua.start + m.start(), ua.start + m.end()
+            if any(cs <= s < ce for cs, ce in covered) or m.group() in before_nums:
+                continue
+            value = float(m.group().replace(",", ""))
+            if b.has_number(value):
+                continue
+            left = _word_before(a.text, s)
+            for raw, mb in before_nums.items():
+                if raw in ua.text or not left:
+                    continue
+                if _word_before(b.text, ub.start + mb.start()) == left:
+                    out.append((ub.start + mb.start(), ub.start + mb.end(), s, e))
+                    break
+    return out
 
 
 class DroppedUnit(Rule):
@@ -292,3 +348,8 @@ class ChangedQuantity(Rule):
                 ctx.before.ev_node(dq.before), ctx.after.ev_node(dq.after),
                 hint=f"Restore {qb['text']!r}; if the value really changed, say where the new "
                      "value comes from.")
+        for b0, b1, a0, a1 in numeral_changes(ctx):
+            yield self.finding(
+                f"{ctx.before.text[b0:b1]!r} became {ctx.after.text[a0:a1]!r}",
+                ctx.before.ev(b0, b1), ctx.after.ev(a0, a1),
+                hint=f"Restore {ctx.before.text[b0:b1]!r}.")

@@ -269,8 +269,11 @@ class UnsupportedReferent(Rule):
                         continue  # keys and code a summary writes to hold what it kept
                     rid = referent_id(RefKind.IDENTIFIER, str(d["name"]))
                 elif kind == NodeKind.HANDLE.value:
+                    if _list_not_path(d):
+                        continue
                     rid = referent_id(RefKind.HANDLE, str(d["value"]))
-                elif kind == NodeKind.MENTION.value and d.get("ent_label"):
+                elif kind == NodeKind.MENTION.value and d.get("ent_label") \
+                        and d["ent_label"] not in _NUMERIC_ENTITIES:
                     rid = referent_id(RefKind.ENTITY, str(d["key"]))
                 else:
                     continue
@@ -280,7 +283,7 @@ class UnsupportedReferent(Rule):
                 if surface in b.lower or _singular(surface) in b.lower:
                     continue
                 if before_words is None:
-                    before_words = content_words(b.text)
+                    before_words = b.all_words()
                 words = content_words(d["text"])
                 if kind == NodeKind.MENTION.value and (not words or words <= before_words):
                     continue
@@ -295,3 +298,17 @@ def _singular(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return word[: -len(suffix)]
     return word
+
+
+# Named-entity labels for numbers and times: the quantity rules judge those.
+_NUMERIC_ENTITIES = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL",
+                               "CARDINAL"})
+
+
+def _list_not_path(d: dict[str, object]) -> bool:
+    """"id/timestamp/actor/action" is a list written with slashes, not a file path."""
+    value = str(d.get("value", ""))
+    if d.get("handle_kind") != "path" or value.startswith(("/", "~", ".")):
+        return False
+    last = value.rsplit("/", 1)[-1]
+    return "." not in last and value.count("/") >= 2 and " " not in value
