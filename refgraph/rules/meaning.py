@@ -23,6 +23,12 @@ _RAW = frozenset({"json", "log", "code"})
 # Narrowing cues: losing one is a lost condition (RG303), not a flipped polarity.
 _NOT_FLIPS = frozenset({"limit", "only-if"})
 _CLEAR = 0.6  # alignment score of a unit that is clearly a rewrite of one source unit
+_COMPARATIVE = re.compile(r"\b(?:more|longer|larger|greater|higher|bigger|later) than\b|"
+                          r"\bexceed|\bbeyond\b|\babove\b|\bover\b")
+_UPPER_BOUNDS = frozenset({"at most", "no more than", "not more than", "up to", "maximum",
+                           "max", "must not exceed", "not exceed", "cap", "capped at", "below",
+                           "under", "less than", "fewer than", "no longer than", "within",
+                           "limit", "limited to", "no later than"})
 _KEEP = 0.5  # share of a scope's words that must survive for a dropped cue to matter
 
 
@@ -89,7 +95,7 @@ def polarity_items(side: Side, i: int) -> list[Polar]:
                 and not any(s < d["end"] and d["start"] < e for s, e in negs):
             out.append(Polar(nid, "prohibition", content_words(side.text[s:e]),
                              _focus(side, s, e, s)))
-        elif d["constraint_kind"] == "limit":
+        elif d["constraint_kind"] == "limit" and str(d["cue"]).lower() in _UPPER_BOUNDS:
             out.append(Polar(nid, "limit", side.units[i].words, ""))
     return out
 
@@ -199,8 +205,9 @@ class InvertedPolarity(Rule):
                     and p.scope]
             if not mine:
                 continue
+            comparative = _COMPARATIVE.search(b.units[i].text.lower()) is not None
             for p in mine:
-                j = _bare_restatement(p, a, region_after(ctx, i))
+                j = _bare_restatement(p, a, region_after(ctx, i), comparative)
                 if j is None or _stated(p, everywhere_after()) or negated_near(a.text, p.focus):
                     continue
                 reported.add(p.node)
@@ -217,7 +224,8 @@ class InvertedPolarity(Rule):
                 if p.cue in _NOT_FLIPS or not p.focus or (len(p.scope) < 2 and al.score.get(
                         j, 0) < _CLEAR):
                     continue  # a one-word scope in a loose merge is too thin to call a flip
-                source = _bare_restatement(p, b, src)
+                source = _bare_restatement(
+                    p, b, src, _COMPARATIVE.search(a.units[j].text.lower()) is not None)
                 # Before negates any word of the scope ("Not before the GRACE_WINDOW ends" for
                 # "No suspension before the GRACE_WINDOW ends"): the negation is not new.
                 if source is None or _stated(p, everywhere_before()) or any(
@@ -231,17 +239,21 @@ class InvertedPolarity(Rule):
                 break
 
 
-def _bare_restatement(p: Polar, other: Side, units: list[int]) -> int | None:
+def _bare_restatement(p: Polar, other: Side, units: list[int],
+                      comparative: bool = False) -> int | None:
     """The unit of ``other`` that states what ``p`` negates, without negating it.
 
     It holds the negated word and most of the scope's words, and nothing in it negates that
-    word: no polarity item scoping over it, no negation word next to it.
+    word: no polarity item scoping over it, no negation word next to it. With
+    ``comparative`` (the negation denied a comparison: "never more than twice"), an upper
+    bound ("at most twice") says the same.
     """
     for j in units:
         u = other.units[j]
         if p.focus not in u.words or coverage(p.scope, u.words) < _KEEP:
             continue
-        if any(p.focus in q.scope or q.cue == "limit" for q in polarity_items(other, j)):
+        if any((p.focus in q.scope and q.cue != "limit") or (q.cue == "limit" and comparative)
+               for q in polarity_items(other, j)):
             continue
         if negated_near(u.text, p.focus):
             continue
