@@ -116,7 +116,6 @@ _E = {k: k.value for k in EdgeKind}
 _LINKED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.QUANTITY],
                      _K[NodeKind.HEDGE], _K[NodeKind.CONSTRAINT], _K[NodeKind.HANDLE]})
 _NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.HANDLE]})
-_SPAN = ("start", "end")
 (_BLOCK, _SENTENCE, _IDENTIFIER, _HANDLE, _QUANTITY, _CONSTRAINT, _DEICTIC, _MENTION, _CAUSAL,
  _CLAIM, _REFERENT) = (k.value for k in (
     NodeKind.BLOCK, NodeKind.SENTENCE, NodeKind.IDENTIFIER, NodeKind.HANDLE, NodeKind.QUANTITY,
@@ -127,6 +126,7 @@ _SPAN = ("start", "end")
 # referent id; these two stand for nodes only a build knows.
 _PREV = -1  # the last sentence of an earlier block (the premise of "Therefore, B." at the start)
 _MEASURED = -2  # the referent a quantity measures: an identifier if one exists by then, else a term
+_FIRST_REF = -3  # while a fragment is built, referent r is _FIRST_REF - r
 
 # A fragment node entry: (id index, data with block-relative offsets, keys of the offsets,
 # what to do after adding it). Hooks: ("ref", referent id, data) adds the referent at its first
@@ -140,12 +140,11 @@ _offset_keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
-    """``start``, ``end`` and every ``*_start``/``*_end`` key (offsets, by the schema)."""
+    """Every ``*_start``/``*_end`` key of ``attrs`` (offsets, by the schema)."""
     names = tuple(attrs)
     keys = _offset_keys_of.get(names)
     if keys is None:  # records of one kind share a few key sets: derive each once
-        keys = _offset_keys_of[names] = _SPAN + tuple(
-            k for k in names if k.endswith(("_start", "_end")))
+        keys = _offset_keys_of[names] = tuple(k for k in names if k.endswith(("_start", "_end")))
     return keys
 
 
@@ -159,8 +158,11 @@ class _Fragment:
 
     key: tuple[str, str]  # (block kind, text): the fragment serves only this content
     suffixes: list[str] = field(default_factory=list)  # node id after the block id ("" = block)
+    refs: list[str] = field(default_factory=list)  # referent ids edges point at
+    # (id index, data, offset keys beyond start/end, hook), in the order nodes are added
     nodes: list[tuple[int, dict[str, Any], tuple[str, ...], _Hook]] = field(default_factory=list)
-    edges: list[tuple[int, int | str, str, dict[str, Any], bool]] = field(default_factory=list)
+    # (u, v, key, data, waits for an earlier sentence); v >= len(suffixes) is a referent
+    edges: list[tuple[int, int, str, dict[str, Any], bool]] = field(default_factory=list)
     sentences: list[tuple[int, int, int]] = field(default_factory=list)  # (index, start, end)
     heads: list[tuple[str, int, int]] = field(default_factory=list)  # (head, start, index)
     constraints: list[tuple[int, int]] = field(default_factory=list)  # (start, index)
@@ -180,7 +182,8 @@ class _FragmentBuilder:
         self.frag = _Fragment((block.kind, block.text))
         self.index: dict[str, int] = {}  # suffix -> id index
         self.data: dict[int, dict[str, Any]] = {}  # id index -> latest data
-        self.edge_keys: set[tuple[int, int | str, str]] = set()
+        self.edge_keys: set[tuple[int, int, str]] = set()
+        self.ref_index: dict[str, int] = {}  # referent id -> its place in frag.refs
         self.ref_of: dict[int, str] = {}  # occurrence -> referent it uses or defines
         extra: dict[str, Any] = {"block_kind": block.kind.value, "hash": block.hash}
         if block.role:
@@ -202,7 +205,7 @@ class _FragmentBuilder:
             keys = _offset_keys(attrs)
         else:
             data = {"kind": kind, "text": self.text[start:end], "start": start, "end": end}
-            keys = _SPAN
+            keys = ()
         self.frag.nodes.append((i, data, keys, hook))
         if hook is not _COND:
             self.data[i] = data
@@ -211,6 +214,12 @@ class _FragmentBuilder:
     def edge(self, u: int, v: int | str, kind: EdgeKind, attrs: dict[str, Any] | None = None,
              cond: bool = False) -> None:
         key = _E[kind]
+        if isinstance(v, str):  # a referent: numbered below the placeholders until build ends
+            r = self.ref_index.get(v)
+            if r is None:
+                r = self.ref_index[v] = len(self.frag.refs)
+                self.frag.refs.append(v)
+            v = _FIRST_REF - r
         if not cond:  # a repeat of a waiting edge is dropped at assembly
             if (u, v, key) in self.edge_keys:
                 return
@@ -241,6 +250,10 @@ class _FragmentBuilder:
         starts = [s for s, _, _ in spans]
         for _, _, i in spans:
             self._scope_edges(i, spans, starts)
+        # Referents go after the block's own ids, so assembly indexes one list for both.
+        n = len(frag.suffixes)
+        frag.edges = [(u, n + _FIRST_REF - v if v <= _FIRST_REF else v, key, data, cond)
+                      for u, v, key, data, cond in frag.edges]
         return frag
 
     def _record(self, suffix: str, kind_value: str, start: int, end: int, a: dict[str, Any],
@@ -396,12 +409,14 @@ class _Assembly:
             if hook is _COND and not prev:
                 continue
             d = proto.copy()
+            d["start"] += off
+            d["end"] += off
             for k in keys:
                 d[k] += off
             nid = ids[i]
-            if nid not in nodes:
-                succ[nid] = {}
-                pred[nid] = {}
+            # No edge touches the block's nodes yet, so a repeated id just gets empty dicts again.
+            succ[nid] = {}
+            pred[nid] = {}
             nodes[nid] = d
             if hook is None or hook is _COND:
                 continue
@@ -416,16 +431,12 @@ class _Assembly:
                     measured[i] = term
                     if term not in nodes:
                         self._node(term, _shifted(hook[3], off))
+        ends = ids + frag.refs
         for u, v, key, data, cond in frag.edges:
             if cond and not prev:
                 continue
             gu = ids[u] if u >= 0 else prev
-            if isinstance(v, str):
-                gv = v
-            elif v >= 0:
-                gv = ids[v]
-            else:
-                gv = prev if v == _PREV else measured[u]
+            gv = ends[v] if v >= 0 else (prev if v == _PREV else measured[u])
             nbrs = succ[gu]
             keydict = nbrs.get(gv)
             if keydict is None:
