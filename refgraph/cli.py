@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rule", help="print one rule's documentation")
     r.add_argument("code", help="a finding code, e.g. RG201")
 
-    d = sub.add_parser("demo", help="analyze the bundled example rewrites")
+    d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
     d.add_argument("--examples", default=str(EXAMPLES), help=argparse.SUPPRESS)
     return ap
@@ -254,6 +254,24 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"== {path.name}: {len(text.split())} words, {G.number_of_nodes()} nodes, "
               f"{G.number_of_edges()} edges")
         for line in _highlights(G, text):
+            print(f"   {line}")
+        print()
+    rewrites = sorted((folder / "rewrites").glob("*--*--*.md"))
+    if rewrites:
+        print(f"Checking {len(rewrites)} bundled rewrites (examples/rewrites/):\n")
+    for path in rewrites:
+        base, intent, _ = path.stem.split("--", 2)
+        source = folder / f"{base}.md"
+        if intent not in INTENTS or not source.exists():
+            print(f"refgraph: error: {path.name}: names no bundled context and intent",
+                  file=sys.stderr)
+            return 2
+        report = analyze(read_text(str(source)), read_text(str(path)), intent=intent,
+                         mode=args.mode)
+        print(f"== {source.name} -> {path.name} (intent {intent}): {report.verdict}")
+        text = report.format_text(before_name=f"examples/{source.name}",
+                                  after_name=f"examples/rewrites/{path.name}")
+        for line in text.splitlines()[:-1]:
             print(f"   {line}")
         print()
     return 0

@@ -331,8 +331,7 @@ class InvertedCausality(Rule):
                 continue
             k = max(0, bisect.bisect_right(starts, lc) - 1)
             unit = a.units[k]
-            if not any(a.d(n).get("premise_scope") == "previous"
-                       for n in a.of_kind(k, NodeKind.CAUSAL)):
+            if not any(_leans_back(a, n) for n in a.of_kind(k, NodeKind.CAUSAL)):
                 continue  # no "therefore" that leans on what precedes it: order is free
             yield self.finding(
                 f"the conclusion {b.d(c)['text'][:60]!r} now comes before its premise "
@@ -347,6 +346,21 @@ class InvertedCausality(Rule):
         if not a or not c:
             return True
         return (min(a) <= min(c)) == (pi <= ci)
+
+
+def _leans_back(side: Side, nid: str) -> bool:
+    """A connective whose premise is what precedes its sentence ("Therefore, ..."), also when
+    only a turn prefix stands before it in the sentence ("assistant: Therefore, ...")."""
+    d = side.d(nid)
+    if d.get("premise_scope") == "previous":
+        return True
+    if "premise_start" not in d or d.get("direction") != "forward":
+        return False
+    return len(side.words(d["premise_start"], d["premise_end"]) - _ROLE_WORDS) == 0
+
+
+_ROLE_WORDS = frozenset(fold(w) for w in ("user", "assistant", "system", "tool", "human",
+                                           "observation"))
 
 
 def _links(side: Side) -> list[tuple[int, int, int, int]]:
