@@ -3,6 +3,7 @@ RG104 unsupported-referent. Each asks whether what ``after`` points at still exi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..align import content_words
@@ -60,6 +61,7 @@ class OrphanedReference(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a = ctx.before, ctx.after
         seen: set[str] = set()
+        named: set[str] = set()
         for i in ctx.alignment.changed_before():
             for nid in b.of_kind(i, NodeKind.IDENTIFIER):
                 if b.d(nid).get("role") != "define":
@@ -75,12 +77,35 @@ class OrphanedReference(Rule):
                                                                                  uses):
                     continue
                 name = b.d(nid)["name"]
+                named.add(str(name))
                 yield self.finding(
                     f"{name!r} is used in after but its definition "
                     f"{b.units[i].text.strip()[:80]!r} was removed",
                     b.ev_unit(i), a.ev_node(uses[0]),
                     hint=f"Keep the line that defines {name!r}, or restate its value where it "
                          "is used.")
+        yield from self._defined_terms(ctx, named)
+
+    def _defined_terms(self, ctx: Context, named: set[str]) -> Iterator[Finding]:
+        """Terms a sentence of before defines in words ("MCT means ...", "we define a late
+        event as ...", "HEK293T (`HDG`)") that after still uses with no definition left."""
+        b, a = ctx.before, ctx.after
+        for i in ctx.alignment.changed_before():
+            for term in definitions_in(b.units[i].text):
+                if term in named or term.lower() in (n.lower() for n in named):
+                    continue
+                uses = _term_uses(a.text, term)
+                if not uses or any(term.lower() in {t.lower() for t in
+                                                    definitions_in(u.text, labels=True)}
+                                   for u in a.units):
+                    continue
+                named.add(term)
+                s, e = uses[0]
+                yield self.finding(
+                    f"{term!r} is used in after but the sentence that defined it "
+                    f"{b.units[i].text.strip()[:80]!r} was removed",
+                    b.ev_unit(i), a.ev(s, e),
+                    hint=f"Keep the definition of {term!r}, or spell it out where it is used.")
 
     @staticmethod
     def _explained(ctx: Context, i: int, nid: str, uses: list[str]) -> bool:
@@ -312,3 +337,39 @@ def _list_not_path(d: dict[str, object]) -> bool:
         return False
     last = value.rsplit("/", 1)[-1]
     return "." not in last and value.count("/") >= 2 and " " not in value
+
+
+_T = r"[`\"']?(?P<t>[A-Z][A-Za-z0-9_]*[A-Z0-9_][A-Za-z0-9_]*)[`\"']?"  # an acronym or a NAME
+_DEFINITIONS = [re.compile(p, re.MULTILINE) for p in (
+    _T + r"\s+(?:means|stands for|is short for|refers to|is defined as|denotes)\b",
+    r"\b(?:[Ww]e|I)\s+(?:define|call|name|abbreviate|refer to)\b[^.;\n]{0,100}?\b(?:as|the)\s+"
+    + _T,
+    r"\b(?:[Ww]e|I)\s+define\s+(?:an?|the)\s+(?P<t>[a-z][\w-]*(?:\s[a-z][\w-]*){0,2})\s+as\b",
+    # Parenthesised acronyms of three letters or more ("WT (wild type)" is common knowledge).
+    r"\(\s*[`\"']?(?P<t>[A-Z][A-Z0-9_]{2,})[`\"']?\s*\)",
+    r"[`\"']?(?P<t>[A-Z][A-Z0-9_]{2,})[`\"']?\s*\((?=[A-Za-z][A-Za-z-]*\s[A-Za-z\s-]{2,80}\))",
+    _T + r"\s*=\s*[^\s=]",
+)]
+
+
+# "Late event: ..." at a line start keeps a term defined, but is too common ("Plan:") to count
+# as the definition a rewrite removed.
+_LABEL = re.compile(r"^\W{0,3}(?P<t>[A-Za-z][\w-]*(?: [\w-]+){0,2}):\s", re.MULTILINE)
+
+
+def definitions_in(text: str, *, labels: bool = False) -> set[str]:
+    """Terms ``text`` defines in words or with ``=`` (see ``_DEFINITIONS``); with ``labels``,
+    also terms that open a line as a label."""
+    out = set()
+    for pat in (*_DEFINITIONS, _LABEL) if labels else _DEFINITIONS:
+        for m in pat.finditer(text):
+            term = m.group("t")
+            if len(term) >= 2 and not term.isdigit():
+                out.add(term)
+    return out
+
+
+def _term_uses(text: str, term: str) -> list[tuple[int, int]]:
+    flags = re.IGNORECASE if term.islower() else 0
+    return [(m.start(), m.end()) for m in
+            re.finditer(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", text, flags)]
