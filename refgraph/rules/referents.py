@@ -95,9 +95,7 @@ class OrphanedReference(Rule):
                 if term in named or term.lower() in (n.lower() for n in named):
                     continue
                 uses = _term_uses(a.text, term)
-                if not uses or any(term.lower() in {t.lower() for t in
-                                                    definitions_in(u.text, labels=True)}
-                                   for u in a.units):
+                if not uses or term.lower() in _defined_after(a):
                     continue
                 named.add(term)
                 s, e = uses[0]
@@ -367,6 +365,15 @@ def definitions_in(text: str, *, labels: bool = False) -> set[str]:
             if len(term) >= 2 and not term.isdigit():
                 out.add(term)
     return out
+
+
+def _defined_after(side: Side) -> frozenset[str]:
+    """Lower-cased terms the whole text defines, labels included (once per text)."""
+    terms: frozenset[str] | None = side.memo.get("defined")
+    if terms is None:
+        terms = frozenset(t.lower() for t in definitions_in(side.text, labels=True))
+        side.memo["defined"] = terms
+    return terms
 
 
 def _term_uses(text: str, term: str) -> list[tuple[int, int]]:
