@@ -257,8 +257,8 @@ class UnrecoverablePrune(Rule):
             end = b.units[said[-1]].end
             earlier = content_words(b.text[:u.start]) | content_words(cue)
             new = (content_words(b.text[u.start:end]) | _numbers(b.text[u.start:end])) - earlier
-            if len(new) < 2:
-                continue
+            if len(new) < 3 and not new & _numbers(b.text[u.start:end]):
+                continue  # "actually no, let me check": nothing newly said to lose
             have = after_words | _numbers(a.text)
             if coverage(new, have) >= _ECHO:
                 continue
@@ -446,6 +446,8 @@ class PrunedNegativeResult(Rule):
             if seen[" ".join(b.units[i].text.lower().split())] > 1:
                 continue  # status chatter the text repeats: no single result is lost with it
             for nr in negative_results(b, i):
+                if b.lower.count(b.text[nr.start:nr.end].strip().lower()) > 1:
+                    continue  # "no change since the last check", said again and again: chatter
                 if any(negation_kept(u.text, nr.focus) for u in a.units):
                     continue
                 region = region_after(ctx, i)
