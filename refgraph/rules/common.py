@@ -20,14 +20,15 @@ def lexicon(name: str) -> frozenset[str]:
 
 def has_phrase(text_lower: str, phrases: frozenset[str]) -> str | None:
     """The first phrase of ``phrases`` found in ``text_lower`` at word boundaries."""
-    for p in sorted(phrases, key=len, reverse=True):
-        for m in re.finditer(re.escape(p), text_lower):
-            a, b = m.start(), m.end()
-            left = a == 0 or not text_lower[a - 1].isalnum()
-            right = b == len(text_lower) or not text_lower[b].isalnum() or not p[-1].isalnum()
-            if left and right:
-                return p
-    return None
+    m = _alternation(phrases).search(text_lower)
+    return m.group(1) if m else None
+
+
+@cache
+def _alternation(phrases: frozenset[str]) -> re.Pattern[str]:
+    """One compiled pattern per word list, longest phrases first."""
+    alts = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(r"(?<![\w])(" + alts + r")(?![\w])")
 
 
 def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
