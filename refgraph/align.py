@@ -214,13 +214,17 @@ def align(before: list[Unit], after: list[Unit]) -> Alignment:
         for i, ov in overlap.items():
             containment = ov / total
             dice = 2 * ov / (total + b_totals[i])
-            scored.append((0.7 * containment + 0.3 * dice, -abs(i - j), i, containment))
+            merged = ov / b_totals[i] >= 0.6 and len(before[i].words) >= 2
+            scored.append((0.7 * containment + 0.3 * dice, -abs(i - j), i,
+                           1.0 if merged else containment))
         scored.sort(reverse=True)
         best, _, i, _ = scored[0]
         if best >= MATCH_THRESHOLD:
             al.match[j], al.score[j] = i, best
             explained.add(i)
-        al.sources[j] = sorted(i for s, _, i, c in scored[:4] if c >= 0.33)
+        # Sources: units that explain a third of this one, or most of whose own content
+        # went into it (a short sentence merged into a longer one).
+        al.sources[j] = sorted(i for s, _, i, c in scored[:6] if c >= 0.33)
     al.before_status = [UnitStatus.KEPT if i in kept_before else
                         UnitStatus.REWRITTEN if i in explained else UnitStatus.REMOVED
                         for i in range(len(before))]
