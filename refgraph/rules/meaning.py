@@ -207,6 +207,8 @@ class InvertedPolarity(Rule):
                 continue
             comparative = _COMPARATIVE.search(b.units[i].text.lower()) is not None
             for p in mine:
+                if _double_negative(b, p, mine):
+                    continue  # "no folder is missing" says all are there
                 j = _bare_restatement(p, a, region_after(ctx, i), comparative)
                 if j is None or _stated(p, everywhere_after()) or negated_near(a.text, p.focus):
                     continue
@@ -220,10 +222,15 @@ class InvertedPolarity(Rule):
             src = sorted(set(al.sources.get(j, [])) | ({al.match[j]} if j in al.match else set()))
             if not src:
                 continue
-            for p in polarity_items(a, j):
-                if p.cue in _NOT_FLIPS or not p.focus or (len(p.scope) < 2 and al.score.get(
-                        j, 0) < _CLEAR):
+            theirs = [q for i in src for q in polarity_items(b, i) if q.cue not in _NOT_FLIPS]
+            mine = [q for q in polarity_items(a, j) if q.cue not in _NOT_FLIPS]
+            if len(theirs) >= len(mine):
+                continue  # as many negations as its sources had: reworded, not added
+            for p in mine:
+                if not p.focus or (len(p.scope) < 2 and al.score.get(j, 0) < _CLEAR):
                     continue  # a one-word scope in a loose merge is too thin to call a flip
+                if a.text[max(0, a.d(p.node)["start"] - 2):a.d(p.node)["start"]] == ", ":
+                    continue  # "raw.events, not mart.events": a contrast that clarifies
                 source = _bare_restatement(
                     p, b, src, _COMPARATIVE.search(a.units[j].text.lower()) is not None)
                 # Before negates any word of the scope ("Not before the GRACE_WINDOW ends" for
@@ -237,6 +244,17 @@ class InvertedPolarity(Rule):
                     a.ev_node(p.node),
                     hint="Drop the added negation, or cite what in before says the opposite.")
                 break
+
+
+def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
+    """True when another negation stands inside ``p``'s scope ("no folder is missing")."""
+    d = side.d(p.node)
+    if d["kind"] != NodeKind.NEGATION.value:
+        return False
+    s, e = d["scope_start"], d["scope_end"]
+    return any(q.node != p.node and q.cue not in _NOT_FLIPS
+               and side.d(q.node)["kind"] == NodeKind.NEGATION.value
+               and s <= side.d(q.node)["start"] < e for q in items)
 
 
 def _bare_restatement(p: Polar, other: Side, units: list[int],
