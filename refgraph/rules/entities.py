@@ -267,7 +267,7 @@ class MergedEntity(Rule):
     @staticmethod
     def _local(ctx: Context, g: _Group, j: int) -> bool:
         """True when after unit ``j`` is drawn from before units that hold two of the group's
-        entities and names fewer than two of them itself."""
+        entities and names none of them itself."""
         b, a, al = ctx.before, ctx.after, ctx.alignment
         src = set(al.sources.get(j, [])) | ({al.match[j]} if j in al.match else set())
         spans = [b.units[i] for i in src]
@@ -277,7 +277,7 @@ class MergedEntity(Rule):
             return False
         low = a.units[j].text.lower()
         named = [q for q in inside if any(_has_word(low, w.split("=")[-1]) for w in q)]
-        return len(named) < 2 and _plural(a.units[j].text, g.name) is None
+        return not named and _plural(a.units[j].text, g.name) is None
 
     @staticmethod
     def _all_named(a: Side, g: _Group) -> bool:
