@@ -563,7 +563,16 @@ class DroppedHedge(Rule):
             theirs = [n for j in region for n in a.of_kind(j, NodeKind.HEDGE)]
             weak = [n for n in theirs if self._weak(a, n)]
             text = _region_text(a, region).lower()
-            for h in hedges[len(weak):]:
+            # Pair by term first ("seem" with "seem"), then by modality, then any weak hedge.
+            left = list(hedges)
+            for key in ("term", "modality", None):
+                for n in list(weak):
+                    hit = next((h for h in left if key is None
+                                or str(b.d(h)[key]).lower() == str(a.d(n)[key]).lower()), None)
+                    if hit is not None:
+                        left.remove(hit)
+                        weak.remove(n)
+            for h in left:
                 term = str(b.d(h)["term"]).lower()
                 if re.search(r"\b" + re.escape(term[:5]), text):
                     continue  # "prefer" -> "is preferred": the hedge word is still there
