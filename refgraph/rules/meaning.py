@@ -7,11 +7,13 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from ..align import _WORD as _WORDS
 from ..align import content_words, fold
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
+from ..resources import load_json
 from .base import Example, Rule
 from .common import coverage, has_phrase, lexicon, numbers_in, region_after, region_words
 from .context import Context, Side
@@ -554,6 +556,7 @@ class DroppedHedge(Rule):
             hedges = [n for n in b.of_kind(i, NodeKind.HEDGE) if self._weak(b, n)
                       and not self._on_quantity(b, i, n)]
             if not hedges:
+                yield from self._in_text(ctx, i)
                 continue
             region = region_after(ctx, i)
             if not region:
@@ -583,6 +586,28 @@ class DroppedHedge(Rule):
                 yield self.finding(f"the hedge {b.d(h)['text']!r} was {verb}: "
                                    f"{a.units[j].text.strip()[:90]!r}", *ev)
 
+    def _in_text(self, ctx: Context, i: int) -> Iterator[Finding]:
+        """Where no hedge node was extracted (JSON, logs, code), compare the words: a clear
+        rewrite of the unit that loses a hedge word ("likely", "should") and keeps the rest."""
+        b, a, al = ctx.before, ctx.after, ctx.alignment
+        low = b.units[i].text.lower()
+        term = has_phrase(low, _weak_terms())
+        if term is None:
+            return
+        for j in ctx.after_units_from(i):
+            if al.score.get(j, 0) < _CLEAR or j in al.exact:
+                continue
+            after = a.units[j].text.lower()
+            if has_phrase(after, _weak_terms()) is not None:
+                continue
+            start = b.units[i].start + _alternation_pos(low, term)
+            stronger = has_phrase(after, _strong_terms())
+            what = f"strengthened to {stronger!r}" if stronger else "dropped"
+            yield self.finding(
+                f"the hedge {term!r} was {what}: {a.units[j].text.strip()[:90]!r}",
+                b.ev(start, start + len(term)), a.ev_unit(j))
+            return
+
     @staticmethod
     def _weak(side: Side, nid: str) -> bool:
         d = side.d(nid)
@@ -591,7 +616,34 @@ class DroppedHedge(Rule):
     @staticmethod
     def _on_quantity(side: Side, i: int, nid: str) -> bool:
         d = side.d(nid)
+        # Only when the quantity carries it as its bound ("about 40" is "~ 40"); "within about
+        # 20 frames" reads as "<= 20" and the hedge is judged here.
         return d["modality"] == "approximation" and any(
-            side.d(q)["start"] <= d["start"] < side.d(q)["end"]
-            or d["end"] <= side.d(q)["start"] <= d["end"] + 1
+            (side.d(q)["start"] <= d["start"] < side.d(q)["end"]
+             or d["end"] <= side.d(q)["start"] <= d["end"] + 1) and side.d(q)["bound"] == "~"
             for q in side.of_kind(i, NodeKind.QUANTITY))
+
+
+@cache
+def _weak_terms() -> frozenset[str]:
+    """Hedge words from models/lexicon/modality.json weaker than a certainty."""
+    terms = load_json("lexicon", "modality.json")["terms"]
+    return frozenset(t for t, (_, strength) in terms.items()
+                     if strength < _WEAK and t not in _SKIP_HEDGES and t not in _NUMBER_HEDGES)
+
+
+@cache
+def _strong_terms() -> frozenset[str]:
+    terms = load_json("lexicon", "modality.json")["terms"]
+    return frozenset(t for t, (_, strength) in terms.items() if strength >= _WEAK)
+
+
+# Approximators hedge a number; the quantity rules judge them ("about 40" -> "40").
+_NUMBER_HEDGES = frozenset({"about", "around", "approximately", "approx", "approx.", "roughly",
+                            "nearly", "almost", "circa", "~", "≈", "estimated", "an estimated",
+                            "or so"})
+
+
+def _alternation_pos(text: str, term: str) -> int:
+    m = re.search(r"(?<![\w])" + re.escape(term) + r"(?![\w])", text)
+    return m.start() if m else 0
