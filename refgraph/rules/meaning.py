@@ -490,26 +490,33 @@ class LostConstraint(Rule):
 
     @staticmethod
     def _restated(ctx: Context, nid: str, j: int) -> bool:
-        """True when after unit ``j`` still constrains: a negation, a constraint, a limit, a
-        necessity modal, or, for a precondition, the words of its condition."""
+        """True when after unit ``j`` still constrains the same way: a prohibition by a
+        negation or prohibition; a precondition by a condition word or its condition's words;
+        a limit by a bound word or its numbers."""
         a, b = ctx.after, ctx.before
-        if polarity_items(a, j) or a.of_kind(j, NodeKind.CONSTRAINT):
-            return True
-        if any(a.d(h)["modality"] == "necessity" for h in a.of_kind(j, NodeKind.HEDGE)):
-            return True
         d = b.d(nid)
-        i = b.unit_of.get(nid)
-        if has_phrase(a.units[j].text.lower(), lexicon("restrictive")):
-            return True  # still narrowed ("14 days before production", "at most")
-        if d["constraint_kind"] == "limit" and i is not None:
-            values = set(numbers_in(b.units[i].text))
-            if values and values <= set(numbers_in(a.units[j].text)):
-                return True  # the bounded value is still stated with what it bounds
-        if "condition_start" in d:
-            cond = content_words(b.text[d["condition_start"]:d["condition_end"]])
-            if cond and coverage(cond, a.units[j].words) >= 0.5:
+        kind = d["constraint_kind"]
+        text = a.units[j].text.lower()
+        same_kind = any(a.d(c)["constraint_kind"] == kind
+                        for c in a.of_kind(j, NodeKind.CONSTRAINT))
+        if kind == "prohibition":
+            i = b.unit_of.get(nid)
+            denied_comparison = i is not None and _COMPARATIVE.search(b.units[i].text.lower())
+            return same_kind or bool([p for p in polarity_items(a, j) if p.cue != "limit"]) or \
+                has_phrase(text, lexicon("negation_words")) is not None or bool(
+                    denied_comparison and has_phrase(text, lexicon("bound_words")))
+        if kind == "precondition":
+            if same_kind or has_phrase(text, lexicon("condition_words")):
                 return True
-        return False
+            cond = content_words(b.text[d["condition_start"]:d["condition_end"]]) \
+                if "condition_start" in d else frozenset()
+            return bool(cond) and coverage(cond, a.units[j].words) >= 0.5
+        # a limit
+        if same_kind or has_phrase(text, lexicon("bound_words")):
+            return True
+        i = b.unit_of.get(nid)
+        values = set(numbers_in(b.units[i].text)) if i is not None else set()
+        return bool(values) and values <= set(numbers_in(a.units[j].text))
 
 
 def _units_with(ctx: Context, words: frozenset[str]) -> list[int]:

@@ -266,7 +266,10 @@ def numeral_changes(ctx: Context) -> list[tuple[int, int, int, int]]:
             s, e = ua.start + m.start(), ua.start + m.end()
             if any(cs <= s < ce for cs, ce in covered) or m.group() in before_nums:
                 continue
-            value = float(m.group().replace(",", ""))
+            try:
+                value = float(m.group().replace(",", ""))
+            except ValueError:
+                continue  # "0.4.2": a version, not a number
             if b.has_number(value):
                 continue
             left = _word_before(a.text, s)
