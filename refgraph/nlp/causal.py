@@ -17,6 +17,7 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
+from .references import demonstrative_after_so
 from .text import char_range, trim
 from .view import sentence_window, view
 
@@ -53,6 +54,9 @@ class CausalTagger:
         view(doc, refresh=True)  # sentence bounds may be new since the last component
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         for span in longest_matches(self.matcher, doc):
+            if span.text.lower() == "so that" and demonstrative_after_so(doc, span.start + 1):
+                # "..., so that retry budget leaves 3 attempts": "so", then "that retry budget"
+                span = Span(doc, span.start, span.start + 1, label=span.label_)
             sent = sentence_window(doc, span.start)
             if not self._accept(doc, span, sent, parsed):
                 continue
@@ -65,7 +69,10 @@ class CausalTagger:
         nxt = doc[span.end] if span.end < sent.end else None
         if word == "so":
             prev = doc[span.start - 1] if span.start > sent.start else None
-            if nxt is None or nxt.lower_ in _NOT_AFTER_SO or (nxt.is_punct and nxt.text != ","):
+            if nxt is None or (nxt.is_punct and nxt.text != ","):
+                return False
+            if nxt.lower_ in _NOT_AFTER_SO and not (
+                    nxt.lower_ == "that" and demonstrative_after_so(doc, nxt.i)):
                 return False
             return prev is None or prev.text in (",", ";", "—", "-") or prev.lower_ == "and"
         if word == "since":

@@ -46,3 +46,20 @@ def test_non_causal_uses(nlp: Language) -> None:
     for text in ("It has been down since 2024.", "There are so many shards.",
                  "Since Monday the queue is empty."):
         assert extract(nlp, text, "causal") == [], text
+
+
+def test_so_before_a_demonstrative_is_so(nlp: Language) -> None:
+    """ "so that retry budget ...": "so", then the deictic "that retry budget", not purpose."""
+    text = "Mirror eu-2 timed out twice, so that retry budget leaves 3 attempts for eu-3."
+    (c,) = extract(nlp, text, "causal")
+    assert c.attrs["connective"] == "so"
+    assert text[c.start:c.end] == "so"
+    assert _span(text, c.attrs, "premise") == "Mirror eu-2 timed out twice"
+    assert _span(text, c.attrs, "conclusion") == "that retry budget leaves 3 attempts for eu-3"
+
+
+def test_purpose_so_that_stays_one_connective(nlp: Language) -> None:
+    text = "Set the flag, so that we can retry later."
+    (c,) = extract(nlp, text, "causal")
+    assert c.attrs["connective"] == "so that"
+    assert _span(text, c.attrs, "conclusion") == "we can retry later"
