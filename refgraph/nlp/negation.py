@@ -22,7 +22,15 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
-from .text import at_clause_start, char_range, clause_bounds, common_verbs, trim
+from .text import (
+    CLAUSE_PUNCT,
+    at_clause_start,
+    char_range,
+    clause_bounds,
+    clause_openers,
+    common_verbs,
+    trim,
+)
 from .view import sentence_window, view
 
 SPAN_KEY = "rg_negations"
@@ -69,6 +77,12 @@ _AUX = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could
                   "would", "should", "have", "has", "had", "shall", "must", "may", "might"})
 _HAVE_BE = frozenset({"have", "has", "had", "having", "be", "is", "are", "was", "were", "'s",
                       "been", "'ve"})
+_SUBORDINATORS = frozenset({"before", "after", "until", "till", "while", "when", "whenever",
+                           "because", "since", "unless", "if", "although", "though", "whereas"})
+_CELL = frozenset({"|", "│", "¦"})
+_VALUE_BEFORE = frozenset({":", "=", "|", "│", "¦", "/", "(", "[", "or", "->", "=>", "→"})
+_INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", "hm", "ah",
+                            "wait", "okay", "ok", "er", "erm", "nah"})
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
@@ -92,6 +106,25 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
         if found:
             end = found.end()
             yield found
+
+
+def value_no(doc: Doc, i: int) -> bool:
+    """Whether "no" at token ``i`` is a value or an interjection, not a negation: a table cell
+    ("| STRING | no |"), a field value ("nullable: no", "yes or no"), or a discourse "no"
+    ("actually no, let me check", "oh no."). A bare answer ("No, it is cold.") still negates."""
+    nxt = doc[i + 1] if i + 1 < len(doc) else None
+    if nxt is not None:
+        if nxt.text in _CELL:
+            return True
+        if not (nxt.is_punct or nxt.is_space):
+            return False  # "no rows", "no longer": it governs what follows
+    k = i - 1
+    while k >= 0 and doc[k].is_space:
+        k -= 1
+    if k < 0:
+        return False
+    prev = doc[k]
+    return prev.text in _VALUE_BEFORE or prev.lower_ in _INTERJECTIONS
 
 
 def _rhetorical(doc: Doc, span: Span) -> bool:
@@ -170,6 +203,9 @@ class NegationTagger:
             kind = span.label_
             if kind == "pseudo" or _rhetorical(doc, span):
                 continue
+            if span.end - span.start == 1 and doc[span.start].lower_ == "no" and \
+                    value_no(doc, span.start):
+                continue
             if kind == "adverbial":
                 prev = doc[span.start - 1].lower_ if span.start > 0 else ""
                 if prev not in _HAVE_BE:
@@ -213,6 +249,14 @@ class NegationTagger:
         if rng is None:
             rng = clause_bounds(doc, sent, ts)
             rng = (rng[0], max(rng[1], te))
+        if te < sent.end and rng[1] <= te + 1 and doc[te].lower_ in _SUBORDINATORS:
+            # "not before the window ends", "not at all while they have an escalation": the cue
+            # negates the clause it opens, so the scope runs to that clause's end.
+            k = te + 1
+            while k < sent.end and doc[k].text not in CLAUSE_PUNCT and \
+                    doc[k].lower_ not in clause_openers():
+                k += 1
+            rng = (rng[0], max(rng[1], k))
         s, e = trim(doc, *rng)
         if s >= e:
             s, e = ts, te

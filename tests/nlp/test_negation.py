@@ -94,3 +94,37 @@ def test_affix_candidates_are_what_the_full_regex_finds() -> None:
         text = "".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
         assert [m.span() for m in _affix_candidates(text)] == \
             [m.span() for m in _AFFIX_CANDIDATE.finditer(text)], text
+
+
+@pytest.mark.parametrize("text", [
+    "| order_id | STRING | no |",
+    "| retries | no | yes |",
+    "nullable: no",
+    "- cached: no\n- sharded: yes",
+    "Reply yes or no.",
+    "actually no, let me check",
+    "Oh no, the build failed again.",
+])
+def test_no_as_a_value_or_interjection_is_not_negation(nlp: Language, text: str) -> None:
+    assert [r for r in extract(nlp, text, "negation") if r.attrs["cue"] == "no"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "No, the cache is cold.",
+    "No rows matched the filter.",
+    "The answer is no.",
+])
+def test_no_that_negates(nlp: Language, text: str) -> None:
+    assert [r.attrs["cue"] for r in extract(nlp, text, "negation")] == ["no"]
+
+
+def test_negated_subordinate_clause_is_in_scope(nlp: Language) -> None:
+    text = ("Not before the GRACE_WINDOW ends, and not at all while they have an open "
+            "support escalation.")
+    first, second = extract(nlp, text, "negation")
+    scope1 = text[first.attrs["scope_start"]:first.attrs["scope_end"]]
+    scope2 = text[second.attrs["scope_start"]:second.attrs["scope_end"]]
+    assert "before the GRACE_WINDOW ends" in scope1
+    assert "escalation" not in scope1
+    assert "at all while they have an open support escalation" in scope2
+    assert "GRACE_WINDOW" not in scope2
