@@ -18,12 +18,15 @@ from spacy.tokens import Doc, Span
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
+from .negation import value_no
 from .records import add, ensure_group, raw_records
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
     char_range,
     clause_openers,
+    common_verbs,
+    is_wordlike,
     norm,
     stopwords,
     trim,
@@ -34,6 +37,18 @@ SPAN_KEY = "rg_constraints"
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
+# Words that keep a "no" clause a prohibition even with a finite verb ("no pushes are allowed").
+_PROHIBITING = frozenset({"may", "must", "should", "shall", "can", "will", "might", "could",
+                          "would", "allowed", "permitted", "tolerated", "accepted", "ever"})
+_BE_FINITE = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "'s",
+                        "'re"})
+_STATIVE = frozenset({"exist", "exists", "remain", "remains", "appear", "appears", "seem",
+                      "seems", "occur", "occurs", "happen", "happens"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "its", "their",
+                          "our", "your", "my", "any", "every", "each"})
+_PREPOSITIONS = frozenset({"during", "across", "against", "along", "around", "behind",
+                           "beside", "beyond", "despite", "inside", "outside", "toward",
+                           "towards", "without", "within"})
 
 
 @cache
@@ -85,7 +100,7 @@ class ConstraintTagger:
             if kind.endswith("_weak"):
                 base = kind[: -len("_weak")]
                 imperative_no = base == "prohibition" and cue == "no" and _clause_start(
-                    doc, sent, span.start)
+                    doc, sent, span.start) and _prohibiting_no(doc, sent, span, parsed)
                 k = bisect.bisect_left(quantity_starts, sent.start_char)
                 bounded = base == "limit" and k < len(quantity_starts) and \
                     quantity_starts[k] < sent.end_char
@@ -109,6 +124,54 @@ class ConstraintTagger:
             add(doc, SPAN_KEY, NodeKind.CONSTRAINT, span.start_char, span.end_char,
                 label=kind.upper(), **attrs)
         return doc
+
+
+def _prohibiting_no(doc: Doc, sent: Span, span: Span, parsed: bool) -> bool:
+    """Whether a clause-initial "no" prohibits ("No deploys on Fridays", "no retries after 3
+    failures", "No service may call the DB") rather than reports a result ("No rows matched the
+    filter", "No folder for 2025-03-17 is missing"): a report has a finite verb of its own; a
+    prohibition has none, or a modal ("may", "should") or "allowed" that makes it one.
+
+    Only the clause after the cue is read, up to a clause boundary or a subordinator ("no
+    deploys after the freeze starts": "starts" belongs to the condition)."""
+    if span.end >= len(doc) or not is_wordlike(doc[span.end]) or value_no(doc, span.start):
+        return False  # "| no |", "nullable: no": nothing is governed
+    finite = False
+    k = span.end
+    while k < sent.end:
+        tok = doc[k]
+        low = tok.lower_
+        if tok.text in CLAUSE_PUNCT or low in clause_openers():
+            break
+        if low in _PROHIBITING or (parsed and tok.tag_ == "MD") or (
+                low == "to" and k > span.end and doc[k - 1].lower_ in _BE_FINITE):
+            return True  # "no one may deploy", "no pushes are allowed", "none are to run"
+        if k > span.end and _finite(doc, k, parsed):
+            finite = True  # the first word after "no" is its noun ("No deploys")
+        k += 1
+    return not finite
+
+
+def _finite(doc: Doc, k: int, parsed: bool) -> bool:
+    """Whether token ``k`` is a finite verb: the tagger's, else copulas, past tenses and -s
+    forms from the verb list when no noun follows ("No rows matched the filter")."""
+    tok = doc[k]
+    low = tok.lower_
+    if parsed:
+        return tok.tag_ in ("VBD", "VBZ", "VBP") and tok.pos_ in ("VERB", "AUX")
+    if low in _BE_FINITE or low in _STATIVE:
+        return True
+    nxt = doc[k + 1] if k + 1 < len(doc) else None
+    before_noun = nxt is not None and nxt.is_alpha and nxt.text.islower() and \
+        nxt.lower_ not in stopwords() and nxt.lower_ not in _PREPOSITIONS
+    if before_noun or not tok.text.islower():
+        return False  # "no cached results", "no unreviewed pushes": a modifier
+    if low.endswith("ed") and not low.endswith("eed") and len(low) >= 5:
+        return True  # "No rows matched the filter", "No tests failed."
+    # "No rows match the filter", "No job runs.": a verb-list word before what a verb takes;
+    # "no direct calls to main" keeps "calls" a noun.
+    return low in common_verbs() and (nxt is None or nxt.is_punct or nxt.like_num or (
+        nxt.lower_ in _DETERMINERS) or nxt.lower_.endswith("ly"))
 
 
 def _clause_follows(doc: Doc, span: Span, parsed: bool) -> bool:

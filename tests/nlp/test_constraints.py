@@ -41,3 +41,31 @@ def test_constraint_kinds(nlp: Language, text: str, kind: str, governed: str) ->
 ])
 def test_descriptions_are_not_constraints(nlp: Language, text: str) -> None:
     assert _constraints(nlp, text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "No rows matched the filter.",
+    "No folder for 2025-03-17 is missing",
+    "No tests failed.",
+    "No errors occurred during the run.",
+    "No folder exists for that date.",
+    "| order_id | STRING | no |",
+    "nullable: no",
+    "actually no, let me check",
+])
+def test_no_that_reports_or_answers_is_not_a_prohibition(nlp: Language, text: str) -> None:
+    assert [c for c in _constraints(nlp, text) if c[0] == "no"] == []
+
+
+@pytest.mark.parametrize(("text", "governed"), [
+    ("No deploys on Fridays.", "deploy"),
+    ("- no retries after 3 failures", "retry"),
+    ("No direct pushes to main.", "push"),
+    ("No deploys are allowed on Fridays.", "deploy"),
+    ("No service should call the DB directly.", "service"),
+    ("No deploys after the freeze starts.", "deploy"),
+])
+def test_no_prohibitions(nlp: Language, text: str, governed: str) -> None:
+    found = [c for c in _constraints(nlp, text) if c[0] == "no"]
+    assert [k for _, k, _ in found] == ["prohibition"]
+    assert governed in found[0][2].split()
