@@ -211,7 +211,7 @@ class InvertedPolarity(Rule):
             for p in mine:
                 if _double_negative(b, p, mine):
                     continue  # "no folder is missing" says all are there
-                j = _bare_restatement(p, a, region_after(ctx, i), comparative)
+                j = _bare_restatement(p, a, _rewrites_of(ctx, i), comparative)
                 if j is None or _stated(p, everywhere_after()) or negated_near(a.text, p.focus):
                     continue
                 reported.add(p.node)
@@ -229,8 +229,8 @@ class InvertedPolarity(Rule):
             if len(theirs) >= len(mine):
                 continue  # as many negations as its sources had: reworded, not added
             for p in mine:
-                if not p.focus or (len(p.scope) < 2 and al.score.get(j, 0) < _CLEAR):
-                    continue  # a one-word scope in a loose merge is too thin to call a flip
+                if not p.focus or al.score.get(j, 0) < _CLEAR:
+                    continue  # only a clear rewrite of one sentence can be said to add it
                 if a.text[max(0, a.d(p.node)["start"] - 2):a.d(p.node)["start"]] == ", ":
                     continue  # "raw.events, not mart.events": a contrast that clarifies
                 source = _bare_restatement(
@@ -246,6 +246,15 @@ class InvertedPolarity(Rule):
                     a.ev_node(p.node),
                     hint="Drop the added negation, or cite what in before says the opposite.")
                 break
+
+
+def _rewrites_of(ctx: Context, i: int) -> list[int]:
+    """After units that rewrite before unit ``i``: matched to it, or holding most of it."""
+    al, b, a = ctx.alignment, ctx.before, ctx.after
+    words = b.units[i].words
+    return [j for j in region_after(ctx, i)
+            if (al.match.get(j) == i and al.score.get(j, 0) >= _KEEP)
+            or coverage(words, a.units[j].words) >= _CLEAR]
 
 
 def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
@@ -330,7 +339,7 @@ class InvertedCausality(Rule):
                 pw, cw = b.words(p0, p1), b.words(c0, c1)
                 swap = min(coverage(vw, pw), coverage(uw, cw))
                 keep = min(coverage(vw, cw), coverage(uw, pw))
-                if swap >= 0.4 and swap > keep + 0.15:
+                if swap >= 0.5 and swap > keep + 0.25:
                     yield self.finding(
                         f"before concludes {b.text[c0:c1][:60]!r} from {b.text[p0:p1][:60]!r}; "
                         "after argues the other way round",
@@ -451,7 +460,7 @@ class LostConstraint(Rule):
                     continue
                 # Units of after that still talk about what the constraint governed.
                 about = [j for j in _units_with(ctx, key) if coverage(key, a.units[j].words)
-                         >= 0.5 or len(key & a.units[j].words) >= 2]
+                         >= 0.5 and len(key & a.units[j].words) >= min(2, len(key))]
                 if not about or any(self._restated(ctx, nid, j) for j in about):
                     continue
                 d = b.d(nid)
@@ -561,7 +570,8 @@ class DroppedHedge(Rule):
                     "approximation was dropped", b.ev_node(dq.before), a.ev_node(dq.after))
         for i in ctx.alignment.changed_before():
             hedges = [n for n in b.of_kind(i, NodeKind.HEDGE) if self._weak(b, n)
-                      and not self._on_quantity(b, i, n)]
+                      and not self._on_quantity(b, i, n)
+                      and not _advice(b.text, b.d(n)["start"], str(b.d(n)["term"]))]
             if not hedges:
                 yield from self._in_text(ctx, i)
                 continue
@@ -599,7 +609,7 @@ class DroppedHedge(Rule):
         b, a, al = ctx.before, ctx.after, ctx.alignment
         low = b.units[i].text.lower()
         term = has_phrase(low, _weak_terms())
-        if term is None:
+        if term is None or _advice(low, _alternation_pos(low, term), term):
             return
         for j in ctx.after_units_from(i):
             if al.score.get(j, 0) < _CLEAR or j in al.exact:
@@ -654,3 +664,16 @@ _NUMBER_HEDGES = frozenset({"about", "around", "approximately", "approx", "appro
 def _alternation_pos(text: str, term: str) -> int:
     m = re.search(r"(?<![\w])" + re.escape(term) + r"(?![\w])", text)
     return m.start() if m else 0
+
+
+_PERSONS = frozenset({"we", "you", "i", "they", "he", "she", "someone", "somebody", "nobody"})
+_MODALS = frozenset({"should", "could", "may", "might", "ought to", "can"})
+
+
+def _advice(text: str, start: int, term: str) -> bool:
+    """"we should restart", "you could try": advice or permission to a person, which a plan
+    rewrites as an action item; not a hedge on a fact ("it should be enough")."""
+    if term.lower() not in _MODALS:
+        return False
+    words = re.findall(r"[a-z]+", text[max(0, start - 24):start].lower())
+    return bool(words) and words[-1] in _PERSONS

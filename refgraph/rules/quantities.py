@@ -54,12 +54,14 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
     return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
 
 
-def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any], window: int = 24) -> bool:
+def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
+    """The unit word still stands close by: before the number ("USD (4,800.00)") or after a
+    short list it ends ("180/210 ms", "2 and 4 s")."""
     unit = str(db.get("unit_text", "")).strip().lower()
     if not unit:
         return False
-    near = text[max(0, da["start"] - window):da["end"] + window].lower()
-    return unit in near
+    near = text[max(0, da["start"] - 24):da["end"] + 40].lower()
+    return re.search(r"(?<![^\W\d_])" + re.escape(unit) + r"(?![^\W\d_])", near) is not None
 
 
 def _really_changed(db: dict[str, Any], da: dict[str, Any]) -> bool:
@@ -140,6 +142,8 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 continue  # the value is in before, in another unit: not invented
             if b.has_number(da["magnitude"]):
                 continue
+            if _derived(b, sorted(src), da["magnitude"]):
+                continue  # a difference, sum or ratio of numbers its sources state
             if float(da["magnitude"]).is_integer() and 0 <= da["magnitude"] <= _SMALL_COUNT and (
                     ("base_unit" not in da and not _scaled(da))
                     or (da["magnitude"] <= 12 and _counted(da))):
@@ -215,6 +219,21 @@ def _near(side: Side, key: str, value: float, rel: float) -> list[str]:
 def _word_before(text: str, start: int) -> str:
     m = _WORD_BEFORE.search(text, max(0, start - 40), start)
     return m.group(1).lower() if m else ""
+
+
+def _derived(b: Side, units: list[int], value: float) -> bool:
+    """True when ``value`` is a sum, difference, product or ratio (or percentage) of two
+    numbers written in ``units``, or the sum of all of them: what a summary computes."""
+    nums = sorted({n for i in units for n in numbers_in(b.units[i].text)})[:40]
+    if not nums:
+        return False
+    targets = (value, value / 100)
+    for k, x in enumerate(nums):
+        for y in nums[k + 1:]:
+            for r in (x + y, y - x, x * y, x / y if y else 0.0, y / x if x else 0.0):
+                if any(close(r, t, 1e-3) for t in targets):
+                    return True
+    return any(close(sum(nums), t, 1e-3) for t in targets)
 
 
 def _counted(d: dict[str, Any]) -> bool:

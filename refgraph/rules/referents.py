@@ -200,10 +200,9 @@ class DanglingDeictic(Rule):
     def _anaphoric(d: dict[str, object]) -> bool:
         """Points back into the text ("that", "the above", "the former"), unlike "this", which
         often points at the situation."""
-        kind = d.get("deictic_kind")
-        if kind in ("above", "previous", "discourse", "same"):
-            return True
-        return kind == "demonstrative" and str(d.get("word", "")).lower() in ("that", "those")
+        # "that X" is as often a determiner for something the writer names on the spot, so only
+        # the positional and discourse forms count when the rewrite introduced them.
+        return d.get("deictic_kind") in ("above", "previous", "discourse", "same")
 
     @staticmethod
     def _counterpart(ctx: Context, j: int, nid: str) -> str | None:
@@ -296,7 +295,8 @@ class UnsupportedReferent(Rule):
                         continue
                     rid = referent_id(RefKind.HANDLE, str(d["value"]))
                 elif kind == NodeKind.MENTION.value and d.get("ent_label") \
-                        and d["ent_label"] not in _NUMERIC_ENTITIES:
+                        and d["ent_label"] not in _NUMERIC_ENTITIES and not (
+                            d["ent_label"] == "PROPER" and _capitalised_anyway(a, j, d)):
                     rid = referent_id(RefKind.ENTITY, str(d["key"]))
                 else:
                     continue
@@ -343,9 +343,6 @@ _DEFINITIONS = [re.compile(p, re.MULTILINE) for p in (
     r"\b(?:[Ww]e|I)\s+(?:define|call|name|abbreviate|refer to)\b[^.;\n]{0,100}?\b(?:as|the)\s+"
     + _T,
     r"\b(?:[Ww]e|I)\s+define\s+(?:an?|the)\s+(?P<t>[a-z][\w-]*(?:\s[a-z][\w-]*){0,2})\s+as\b",
-    # Parenthesised acronyms of three letters or more ("WT (wild type)" is common knowledge).
-    r"\(\s*[`\"']?(?P<t>[A-Z][A-Z0-9_]{2,})[`\"']?\s*\)",
-    r"[`\"']?(?P<t>[A-Z][A-Z0-9_]{2,})[`\"']?\s*\((?=[A-Za-z][A-Za-z-]*\s[A-Za-z\s-]{2,80}\))",
     _T + r"\s*=\s*[^\s=]",
 )]
 
@@ -353,13 +350,19 @@ _DEFINITIONS = [re.compile(p, re.MULTILINE) for p in (
 # "Late event: ..." at a line start keeps a term defined, but is too common ("Plan:") to count
 # as the definition a rewrite removed.
 _LABEL = re.compile(r"^\W{0,3}(?P<t>[A-Za-z][\w-]*(?: [\w-]+){0,2}):\s", re.MULTILINE)
+# Same for a term with its gloss in parentheses, either way round: "GRACE_WINDOW (first failure
+# to suspension) is 14 days", "minimum connection time (MCT)". Many acronyms are common
+# knowledge ("UTC", "WT"), so dropping a gloss is not itself a lost definition.
+_GLOSSES = (re.compile(r"\(\s*[`\"']?(?P<t>[A-Z][A-Z0-9_]{1,})[`\"']?\s*\)"),
+            re.compile(r"[`\"']?(?P<t>[A-Z][A-Za-z0-9_]*[A-Z0-9_][A-Za-z0-9_]*)[`\"']?\s*"
+                       r"\((?=[A-Za-z][A-Za-z-]*\s[^()]{2,80}\))"))
 
 
 def definitions_in(text: str, *, labels: bool = False) -> set[str]:
     """Terms ``text`` defines in words or with ``=`` (see ``_DEFINITIONS``); with ``labels``,
     also terms that open a line as a label."""
     out = set()
-    for pat in (*_DEFINITIONS, _LABEL) if labels else _DEFINITIONS:
+    for pat in (*_DEFINITIONS, _LABEL, *_GLOSSES) if labels else _DEFINITIONS:
         for m in pat.finditer(text):
             term = m.group("t")
             if len(term) >= 2 and not term.isdigit():
@@ -380,3 +383,13 @@ def _term_uses(text: str, term: str) -> list[tuple[int, int]]:
     flags = re.IGNORECASE if term.islower() else 0
     return [(m.start(), m.end()) for m in
             re.finditer(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", text, flags)]
+
+
+def _capitalised_anyway(side: Side, j: int, d: dict[str, object]) -> bool:
+    """A capitalised word that opens its sentence or line, or labels what follows ("Status:"),
+    is not evidence of a name the rewrite invented."""
+    start, end = int(str(d["start"])), int(str(d["end"]))
+    head = side.text[side.units[j].start:start]
+    line_start = side.text.rfind("\n", 0, start) + 1
+    opens = not head.strip(" -*#>`'\"([") or not side.text[line_start:start].strip(" -*#>`'\"([")
+    return opens or side.text[end:end + 1] == ":"
