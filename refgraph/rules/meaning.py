@@ -570,8 +570,7 @@ class DroppedHedge(Rule):
                     "approximation was dropped", b.ev_node(dq.before), a.ev_node(dq.after))
         for i in ctx.alignment.changed_before():
             hedges = [n for n in b.of_kind(i, NodeKind.HEDGE) if self._weak(b, n)
-                      and not self._on_quantity(b, i, n)
-                      and not _advice(b.text, b.d(n)["start"], str(b.d(n)["term"]))]
+                      and not self._on_quantity(b, i, n)]
             if not hedges:
                 yield from self._in_text(ctx, i)
                 continue
@@ -597,6 +596,8 @@ class DroppedHedge(Rule):
                 if re.search(r"\b" + re.escape(term[:5]), text):
                     continue  # "prefer" -> "is preferred": the hedge word is still there
                 strong = [n for n in theirs if a.d(n)["strength"] > b.d(h)["strength"]]
+                if not strong and _advice(b.text, b.d(h)["start"], term):
+                    continue  # "we should restart" -> "restart": an action item, not a fact
                 j = max(region, key=lambda j: len(b.units[i].words & a.units[j].words))
                 ev = [b.ev_node(h), a.ev_node(strong[0]) if strong else a.ev_unit(j)]
                 verb = f"strengthened to {a.d(strong[0])['text']!r}" if strong else "dropped"
@@ -609,7 +610,7 @@ class DroppedHedge(Rule):
         b, a, al = ctx.before, ctx.after, ctx.alignment
         low = b.units[i].text.lower()
         term = has_phrase(low, _weak_terms())
-        if term is None or _advice(low, _alternation_pos(low, term), term):
+        if term is None:
             return
         for j in ctx.after_units_from(i):
             if al.score.get(j, 0) < _CLEAR or j in al.exact:
@@ -619,6 +620,8 @@ class DroppedHedge(Rule):
                 continue
             start = b.units[i].start + _alternation_pos(low, term)
             stronger = has_phrase(after, _strong_terms())
+            if not stronger and _advice(low, _alternation_pos(low, term), term):
+                return
             what = f"strengthened to {stronger!r}" if stronger else "dropped"
             yield self.finding(
                 f"the hedge {term!r} was {what}: {a.units[j].text.strip()[:90]!r}",

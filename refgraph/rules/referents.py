@@ -70,6 +70,7 @@ class OrphanedReference(Rule):
                 if rid in seen:
                     continue
                 seen.add(rid)
+                named.add(str(b.d(nid)["name"]))  # judged here; the text path leaves it be
                 if _definitions(a, rid):
                     continue
                 uses = _uses(a, rid)
@@ -77,7 +78,6 @@ class OrphanedReference(Rule):
                                                                                  uses):
                     continue
                 name = b.d(nid)["name"]
-                named.add(str(name))
                 yield self.finding(
                     f"{name!r} is used in after but its definition "
                     f"{b.units[i].text.strip()[:80]!r} was removed",
