@@ -420,6 +420,16 @@ def _is_instruction(side: Side, nid: str) -> bool:
     return kind == "prohibition" and str(d["cue"]).lower() in lexicon("instruction_cues")
 
 
+def _governed_names(side: Side, nid: str) -> frozenset[str]:
+    """Content words of the identifiers and handles a constraint governs (`deploy`)."""
+    out: set[str] = set()
+    for _, v, k in side.G.out_edges(nid, keys=True):
+        d = side.d(v)
+        if k == EdgeKind.GOVERNS.value and d.get("ref_kind") in ("identifier", "handle"):
+            out |= content_words(str(d.get("key", "")))
+    return frozenset(out)
+
+
 def _key_words(side: Side, nid: str) -> frozenset[str]:
     """What a constraint governs, minus verbs too common to identify it."""
     d = side.d(nid)
@@ -458,9 +468,13 @@ class LostConstraint(Rule):
                 key = _key_words(b, nid)
                 if not key:
                     continue
-                # Units of after that still talk about what the constraint governed.
-                about = [j for j in _units_with(ctx, key) if coverage(key, a.units[j].words)
-                         >= 0.5 and len(key & a.units[j].words) >= min(2, len(key))]
+                # Units of after that still talk about what the constraint governed: most of
+                # its words, or the named thing it governs (`deploy`, MAX_RETRIES, a path).
+                named = _governed_names(b, nid)
+                about = [j for j in _units_with(ctx, key | named)
+                         if (coverage(key, a.units[j].words) >= 0.5
+                             and len(key & a.units[j].words) >= min(2, len(key)))
+                         or named & a.units[j].words]
                 if not about or any(self._restated(ctx, nid, j) for j in about):
                     continue
                 d = b.d(nid)
