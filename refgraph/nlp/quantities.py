@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 
 from ..model import NodeKind
 from ..units import lookup_unit, normalise, unit_words
@@ -35,35 +35,40 @@ from .numbers import (
 )
 from .records import add, ensure_group, raw_records
 from .text import common_verbs, norm, stopwords
-from .view import view
+from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_quantities"
 
-def _match_phrase_before(doc: Doc, end: int, lo: int,
+def _span_text(v: DocView, start: int, end: int) -> str:
+    """``doc[start:end].text``."""
+    return v.text[v.starts[start]:v.ends[end - 1]] if end > start else ""
+
+
+def _match_phrase_before(v: DocView, end: int, lo: int,
                          index: dict[str, list[tuple[tuple[str, ...], str]]]
                          ) -> tuple[int, str] | None:
     if end <= lo:
         return None
-    for words, bound in index.get(doc[end - 1].lower_, ()):
+    for words, bound in index.get(v.low(end - 1), ()):
         n = len(words)
         s = end - n
         if s < lo:
             continue
-        if all(doc[s + k].lower_ == words[k] for k in range(n)):
+        if all(v.low(s + k) == words[k] for k in range(n)):
             return s, bound
     return None
 
 
-def _match_phrase_after(doc: Doc, start: int, hi: int,
+def _match_phrase_after(v: DocView, start: int, hi: int,
                         index: dict[str, list[tuple[tuple[str, ...], str]]]
                         ) -> tuple[int, str] | None:
     if start >= hi:
         return None
-    for words, bound in index.get(doc[start].lower_, ()):
+    for words, bound in index.get(v.low(start), ()):
         n = len(words)
         if start + n > hi:
             continue
-        if all(doc[start + k].lower_ == words[k] for k in range(n)):
+        if all(v.low(start + k) == words[k] for k in range(n)):
             return start + n, bound
     return None
 
@@ -72,59 +77,61 @@ _POWER_BEFORE = {"sq": 2, "sq.": 2, "square": 2, "cubic": 3, "cu": 3, "cu.": 3}
 _POWER_AFTER = {"squared": 2, "cubed": 3, "²": 2, "³": 3}
 
 
-def _unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
+def _unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     """Longest unit starting at token j: (pint expression, end token index); a power written
     as a word before or after it is read too ("sq mi", "cubic metres", "km squared")."""
     if j >= hi:
         return None
-    power = _POWER_BEFORE.get(doc[j].lower_)
-    found = _unit_at(doc, j + 1, hi) if power and j + 1 < hi else None
+    power = _POWER_BEFORE.get(v.low(j))
+    found = _unit_at(v, j + 1, hi) if power and j + 1 < hi else None
     if found is not None and "**" not in found[0] and "/" not in found[0]:
         return f"{found[0]} ** {power}", found[1]
-    found = _plain_unit_at(doc, j, hi)
+    found = _plain_unit_at(v, j, hi)
     if found is not None and found[1] < hi and "**" not in found[0] and "/" not in found[0]:
-        after = _POWER_AFTER.get(doc[found[1]].lower_)
+        after = _POWER_AFTER.get(v.low(found[1]))
         if after:
             return f"{found[0]} ** {after}", found[1] + 1
     return found
 
 
-def _plain_unit_at(doc: Doc, j: int, hi: int) -> tuple[str, int] | None:
+def _plain_unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     if j >= hi:
         return None
     words = unit_words()
     for n in (3, 2):
         if j + n > hi:
             continue
-        toks = [doc[j + k] for k in range(n)]
-        joined = " ".join(t.lower_ for t in toks)
+        joined = " ".join([v.low(j + k) for k in range(n)])
         if joined in words:
             return words[joined], j + n
         # Tokens written without spaces between them: "km/h", "°C", "light-years".
-        if all(t.whitespace_ == "" for t in toks[:-1]):
-            hit = lookup_unit("".join(t.text for t in toks))
+        if not any(v.ws[j:j + n - 1]):
+            hit = lookup_unit("".join([v.tok(j + k) for k in range(n)]))
             if hit:
                 return hit, j + n
-    tok = doc[j]
-    if tok.is_punct and tok.text not in ("%", "°", "‰"):
+    text = v.tok(j)
+    if v.flags(j) & PUNCT and text not in ("%", "°", "‰"):
         return None
-    hit = lookup_unit(tok.text)
-    if hit is None and tok.text.endswith(".") and len(tok.text) > 1:
-        hit = lookup_unit(tok.text[:-1])  # "2 s." at a sentence end: the period is not the unit
+    hit = lookup_unit(text)
+    if hit is None and text.endswith(".") and len(text) > 1:
+        hit = lookup_unit(text[:-1])  # "2 s." at a sentence end: the period is not the unit
     if hit:
         return hit, j + 1
     return None
 
 
-def _compound(doc: Doc, unit: str, j: int, hi: int) -> tuple[str, int]:
+def _compound(v: DocView, unit: str, j: int, hi: int) -> tuple[str, int]:
     """Extend "req" + "/s" or "miles" + "per hour" into a compound unit."""
+    if j + 1 >= hi:
+        return unit, j
     lex = lexicon()
-    if j < hi and doc[j].lower_ in ("/", "per") and j + 1 < hi:
-        nxt = _unit_at(doc, j + 1, hi)
+    word = v.low(j)
+    if word in ("/", "per"):
+        nxt = _unit_at(v, j + 1, hi)
         if nxt is not None and "/" not in nxt[0]:
             return f"{unit} / {nxt[0]}", nxt[1]
-    if j < hi and doc[j].lower_ in lex["per"] - {"/", "per"} and j + 1 < hi:
-        nxt = _unit_at(doc, j + 1, hi)
+    if word in lex["per"] and word not in ("/", "per"):
+        nxt = _unit_at(v, j + 1, hi)
         if nxt is not None and nxt[0] in ("second", "minute", "hour", "day", "week", "month",
                                           "year"):
             return f"{unit} / {nxt[0]}", nxt[1]
@@ -152,66 +159,70 @@ def _excluded(doc: Doc) -> _Spans:
     return _Spans(starts, max_ends)
 
 
-def _measured(doc: Doc, first: int, num_tok: int, unit_end: int, accurate: bool) -> Token | None:
-    """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout)."""
-    rule = _measured_by_rule(doc, first, num_tok, unit_end)
+def _measured(doc: Doc, v: DocView, first: int, num_tok: int, unit_end: int,
+              accurate: bool) -> int | None:
+    """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout):
+    a token index."""
+    rule = _measured_by_rule(v, first, num_tok, unit_end)
     if rule is not None or not accurate:
         return rule
-    tok: Token = doc[num_tok]
+    tok = doc[num_tok]
     head = tok.head if tok.dep_ in ("nummod", "quantmod", "compound") else tok
     if head.dep_ == "compound" and head.head.i >= unit_end:
-        return head.head
+        return int(head.head.i)
     if head.dep_ in ("attr", "dobj", "pobj", "npadvmod") and head.i != head.head.i:
         gov = head.head
         if gov.dep_ == "prep" and gov.head.pos_ in ("NOUN", "PROPN"):
-            return gov.head
+            return int(gov.head.i)
         for child in gov.children:
             if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ in ("NOUN", "PROPN"):
-                return child
+                return int(child.i)
     return None
 
 
-def _measured_by_rule(doc: Doc, first: int, num_tok: int, unit_end: int) -> Token | None:
+def _measured_by_rule(v: DocView, first: int, num_tok: int, unit_end: int) -> int | None:
     """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
     lex = lexicon()
-    sent_start = view(doc).window(first)[0]
+    sent_start = v.window(first)[0]
     k = first - 1
     skipped = 0
     while k >= sent_start and skipped <= 3:
-        t = doc[k]
-        if t.text == "`":
+        text = v.tok(k)
+        if text == "`":
             k -= 1
             continue
-        if t.lower_ in lex["measured_links"] or t.text in ("=", ":", "the", "a", "an"):
+        low = v.low(k)
+        if low in lex["measured_links"] or text in ("=", ":", "the", "a", "an"):
             k -= 1
             skipped += 1
             continue
-        if skipped == 0 or t.is_punct or t.is_space or t.like_num:
+        if skipped == 0 or v.flags(k) & (PUNCT | SPACE | NUM):
             break  # "... budget 30" with no link word is a list, not a measurement
-        if t.lower_ in stopwords() or t.lower_ in common_verbs() or (
-                len(t.text) > 5 and t.lower_.endswith("ed")):
+        if low in stopwords() or low in common_verbs() or (len(text) > 5 and low.endswith("ed")):
             break
-        return t
-    if unit_end < len(doc) and unit_end > num_tok + 1 and doc[num_tok + 1].text == "-":
-        t = doc[unit_end]
-        if t.is_alpha and t.lower_ not in stopwords() and t.lower_ not in common_verbs():
-            return t
+        return k
+    if unit_end < len(v.starts) and unit_end > num_tok + 1 and v.tok(num_tok + 1) == "-":
+        low = v.low(unit_end)
+        if v.flags(unit_end) & ALPHA and low not in stopwords() and low not in common_verbs():
+            return unit_end
     return None
 
 
-def _counts(doc: Doc, num: Num, accurate: bool) -> bool:
+def _counts(doc: Doc, v: DocView, num: Num, accurate: bool) -> bool:
     """Whether a spelled "one" counts a noun ("one replica", "one failing test") rather than
     standing for one ("the one that failed", "no one", "one of them")."""
     if num.end != num.start + 1:
         return False
     if accurate:
-        return doc[num.start].dep_ == "nummod"
-    if num.start > 0 and doc[num.start - 1].lower_ in ("no", "any", "every", "some", "each",
-                                                       "this", "that", "which", "the"):
+        return bool(doc[num.start].dep_ == "nummod")
+    if num.start > 0 and v.low(num.start - 1) in ("no", "any", "every", "some", "each",
+                                                  "this", "that", "which", "the"):
         return False
-    nxt = doc[num.end] if num.end < len(doc) else None
-    return nxt is not None and nxt.is_alpha and nxt.lower_ not in stopwords() and \
-        nxt.lower_ not in common_verbs() and not nxt.lower_.endswith(("ly", "ed"))
+    if num.end >= len(v.starts):
+        return False
+    low = v.low(num.end)
+    return bool(v.flags(num.end) & ALPHA) and low not in stopwords() and \
+        low not in common_verbs() and not low.endswith(("ly", "ed"))
 
 
 def _finite(x: float) -> float:
@@ -219,8 +230,7 @@ def _finite(x: float) -> float:
     return x if math.isfinite(x) else math.copysign(sys.float_info.max, x)
 
 
-def _key_word(tok: Token) -> str:
-    text = tok.text
+def _key_word(text: str) -> str:
     if "_" in text or any(c.isupper() for c in text[1:]):
         return text  # an identifier keeps its case
     return norm(text)
@@ -236,50 +246,57 @@ class QuantityExtractor:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
+        text = v.text
+        found = lexicon()["spelled_re"].finditer(text)
+        first = next(found, None)
+        if first is None:
+            return doc  # no digit and no number word: nothing to read
         excluded = _excluded(doc)
         accurate = self.use_dependencies and doc.has_annotation("DEP")
         done = -1  # tokens before this index are consumed
-        # Candidates come from a regex on the text: walking every token would create a Python
-        # Token object per word, which costs more than all the rules together.
-        for m in lexicon()["spelled_re"].finditer(v.text):
+        starts = v.starts
+        # Candidates come from a regex on the text: walking every token would cost more than
+        # all the rules together.
+        for m in itertools.chain((first,), found):
             i = v.token_at(m.start())
             if i <= done:
                 continue
-            for k in (i - 1, i) if i > 0 and doc[i - 1].lower_ == "a" else (i,):
+            for k in (i - 1, i) if i > 0 and v.low(i - 1) == "a" else (i,):
                 if k <= done:
                     continue
-                if excluded.covers(v.starts[k]) or not_a_quantity_at(v.text, v.starts[k]):
+                if excluded.covers(starts[k]) or not_a_quantity_at(text, starts[k]):
                     continue
-                num = parse_number(doc, k)
-                if num is None or (not num.spelled and is_label_number(doc, k)):
+                num = parse_number(v, k)
+                if num is None or (not num.spelled and is_label_number(v, k)):
                     continue
-                done = self._emit(doc, num, accurate, excluded) - 1
+                done = self._emit(doc, v, num, accurate, excluded) - 1
                 break
             done = max(done, i)
         return doc
 
-    def _emit(self, doc: Doc, num: Num, accurate: bool, excluded: _Spans) -> int:
+    def _emit(self, doc: Doc, v: DocView, num: Num, accurate: bool, excluded: _Spans) -> int:
         """Read the quantity around ``num``, record it, return the token index after it."""
-        r = _Reading(doc, num, *view(doc).window(num.start))
+        r = _Reading(v, num, *v.window(num.start))
         r.currency_before()
         r.scale()
         r.unit_after()
         r.negative()
-        if num.spelled and r.unit is None and r.value == 1 and not _counts(doc, num, accurate):
+        if num.spelled and r.unit is None and r.value == 1 and \
+                not _counts(doc, v, num, accurate):
             return num.end  # "one" alone: a pronoun far more often than a count
         r.range(excluded)
         r.shared_unit()
-        if r.unit is None and not num.spelled and is_year(doc, num, r.lo) and (
+        if r.unit is None and not num.spelled and is_year(v, num, r.lo) and (
                 r.high is None or (r.high.is_integer() and 1000 <= r.high <= 2100)):
             return max(num.end, r.end_tok)  # "in 2019", "between 2014 and 2017": dates
-        if r.unit is None and r.high is None and after_name(doc, num.start, r.lo):
+        if r.unit is None and r.high is None and after_name(v, num.start, r.lo):
             return num.end  # "iPhone 12", "S&P 500", "Python 3": part of a name
         r.bounds()
         end = max(r.end_tok, num.end)
         if not math.isfinite(r.value) or (r.high is not None and not math.isfinite(r.high)):
             return end  # scaled past a float's range: no usable magnitude
         start_char, end_char = r.char_span()
-        attrs = r.attrs(_measured(doc, r.first_tok, num.start, r.end_tok, accurate))
+        attrs = r.attrs(_measured(doc, v, r.first_tok, num.start, r.end_tok, accurate))
         add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
         return end
 
@@ -288,15 +305,15 @@ class _Reading:
     """One quantity being read outward from its number: each step may widen the token range
     [first_tok, end_tok) and fill in the unit, scale, range or bound."""
 
-    def __init__(self, doc: Doc, num: Num, lo: int, hi: int) -> None:
-        self.doc, self.num, self.lo, self.hi = doc, num, lo, hi
+    def __init__(self, v: DocView, num: Num, lo: int, hi: int) -> None:
+        self.v, self.num, self.lo, self.hi = v, num, lo, hi
         self.lex = lexicon()
         self.value = num.value
         self.high: float | None = num.high
         self.unit: str | None = None
         self.unit_text = ""
         self.first_tok = num.start
-        self.start_char = doc[num.start].idx
+        self.start_char = v.starts[num.start]
         self.j = num.end  # next token to read after the number (and its scale word)
         self.end_tok = num.end
         self.glued = num.glued_unit
@@ -304,24 +321,25 @@ class _Reading:
         self.trim = 0  # characters at the end of the last token that are not the quantity's
         if num.currency:  # "HK$7", "AUD1.5"
             self.unit = num.currency
-            self.unit_text = doc[num.start].text.rstrip("0123456789.,")
+            self.unit_text = v.tok(num.start).rstrip("0123456789.,")
 
     def currency_before(self) -> None:
         """ "$5", "USD 20", "€3.5m": a currency written before the number."""
-        doc, num = self.doc, self.num
+        v, num = self.v, self.num
         if num.start <= self.lo or self.unit is not None:
             return
-        prev = doc[num.start - 1]
-        cur = CURRENCY_PREFIX.get(prev.text) or CURRENCY_PREFIX.get(prev.lower_) \
-            if (prev.text in CURRENCY_PREFIX or prev.text.isupper()) else None
+        p = num.start - 1
+        prev = v.tok(p)
+        cur = CURRENCY_PREFIX.get(prev) or CURRENCY_PREFIX.get(v.low(p)) \
+            if (prev in CURRENCY_PREFIX or prev.isupper()) else None
         if cur:
-            self.unit, self.unit_text = cur, prev.text
-            self.first_tok = num.start - 1
-            self.start_char = prev.idx
+            self.unit, self.unit_text = cur, prev
+            self.first_tok = p
+            self.start_char = v.starts[p]
 
     def scale(self) -> None:
         """ "20 million", "5k", "$3.5bn"; "the 1960s" is a decade, not seconds."""
-        doc, num, j = self.doc, self.num, self.j
+        v, num, j = self.v, self.num, self.j
         scale_words: dict[str, float] = self.lex["scale"]
         if self.glued:
             low = self.glued.lower()
@@ -335,55 +353,55 @@ class _Reading:
             elif self.glued == "s" and self.value.is_integer() and 1500 <= self.value < 2100 \
                     and self.value % 10 == 0:
                 self.glued = ""
-        elif j < self.hi and doc[j].lower_ in scale_words and doc[j].is_alpha and (
-                (not num.spelled and (len(doc[j].text) > 2 or self.unit is not None))
-                or (num.spelled and doc[j].lower_ in SPELLED_SCALES)):
-            self.value *= scale_words[doc[j].lower_]
+        elif j < self.hi and v.low(j) in scale_words and v.flags(j) & ALPHA and (
+                (not num.spelled and (len(v.tok(j)) > 2 or self.unit is not None))
+                or (num.spelled and v.low(j) in SPELLED_SCALES)):
+            self.value *= scale_words[v.low(j)]
             j += 1
             # "4 hundred million": each further scale word is larger than the one before
-            while j < self.hi and doc[j].lower_ in SPELLED_SCALES and \
-                    scale_words[doc[j].lower_] > scale_words[doc[j - 1].lower_]:
-                self.value *= scale_words[doc[j].lower_]
+            while j < self.hi and v.low(j) in SPELLED_SCALES and \
+                    scale_words[v.low(j)] > scale_words[v.low(j - 1)]:
+                self.value *= scale_words[v.low(j)]
                 j += 1
             self.j = j
         self.end_tok = self.j
 
     def unit_after(self) -> None:
         """The unit after the number (glued or separate), unless a currency came first."""
-        doc, j, hi = self.doc, self.j, self.hi
+        v, j, hi = self.v, self.j, self.hi
         if self.glued:
             hit = lookup_unit(self.glued) or lookup_unit(self.glued.rstrip(".,;:"))
             if hit and self.unit is None:
                 self.unit, self.unit_text = hit, self.glued
             self.end_tok = self.num.end
         elif self.unit is None:
-            if self.num.vague and j + 1 < hi and doc[j].lower_ == "of":
+            if self.num.vague and j + 1 < hi and v.low(j) == "of":
                 j += 1  # "hundreds of miles"
-            found = _unit_at(doc, j, hi)
+            found = _unit_at(v, j, hi)
             skip = 0
-            if found is None and j + 1 < hi and doc[j].text == "-" and \
-                    doc[j - 1].whitespace_ == "" and doc[j].whitespace_ == "":
-                found = _unit_at(doc, j + 1, hi)  # "a 30-second timeout"
+            if found is None and j + 1 < hi and v.tok(j) == "-" and \
+                    not v.ws[j - 1] and not v.ws[j]:
+                found = _unit_at(v, j + 1, hi)  # "a 30-second timeout"
                 if found is not None and found[0] not in unit_words().values():
                     found = None
                 skip = 1
-            elif found is None and j + 1 < hi and doc[j].lower_ in self.lex["unit_adjectives"]:
-                found = _unit_at(doc, j + 1, hi)  # "5 business days", "3 full minutes"
+            elif found is None and j + 1 < hi and v.low(j) in self.lex["unit_adjectives"]:
+                found = _unit_at(v, j + 1, hi)  # "5 business days", "3 full minutes"
                 skip = 1
             if found is not None:
-                u0 = j + skip if doc[j].text == "-" else j
-                self.unit, self.end_tok = _compound(doc, found[0], found[1], hi)
-                self.unit_text = doc[u0:self.end_tok].text
-            elif j < hi and doc[j].text == "%":
+                u0 = j + skip if v.tok(j) == "-" else j
+                self.unit, self.end_tok = _compound(v, found[0], found[1], hi)
+                self.unit_text = _span_text(v, u0, self.end_tok)
+            elif j < hi and v.tok(j) == "%":
                 self.unit, self.unit_text, self.end_tok = "percent", "%", j + 1
-            elif j < hi and doc[j - 1].whitespace_ == "" and self._inch_mark(doc[j].text):
-                self.unit, self.unit_text, self.end_tok = "inch", doc[j].text, j + 1
+            elif j < hi and not v.ws[j - 1] and self._inch_mark(v.tok(j)):
+                self.unit, self.unit_text, self.end_tok = "inch", v.tok(j), j + 1
 
         elif self.unit_text and self.end_tok == j and (
-                self.num.currency or self.unit_text == doc[self.first_tok].text):
-            self.unit, self.end_tok = _compound(doc, self.unit, j, hi)  # "$15.4/hour"
+                self.num.currency or self.unit_text == v.tok(self.first_tok)):
+            self.unit, self.end_tok = _compound(v, self.unit, j, hi)  # "$15.4/hour"
             if self.end_tok > j:
-                self.unit_text = f"{self.unit_text} {doc[j:self.end_tok].text}"
+                self.unit_text = f"{self.unit_text} {_span_text(v, j, self.end_tok)}"
 
     def _inch_mark(self, mark: str) -> bool:
         """ '8"' and '8″' are inches, unless the '"' closes a quotation ('set it to "8"')."""
@@ -391,47 +409,48 @@ class _Reading:
             return True
         if mark != '"':
             return False
-        start = self.doc[self.num.start].idx
-        text = view(self.doc).text
-        sent_start = self.doc[self.lo].idx
+        v = self.v
+        start = v.starts[self.num.start]
+        text = v.text
+        sent_start = v.starts[self.lo]
         before = text[start - 1] if start > 0 else " "
         return before.isspace() and text.count('"', sent_start, start) % 2 == 0
 
     def negative(self) -> None:
         """ "minus 5", "negative 3", "minus-5 yards"."""
-        doc, start, lo = self.doc, self.num.start, self.lo
-        if (start > lo and doc[start - 1].lower_ in ("minus", "negative")) or (
-                start > lo + 1 and doc[start - 1].text == "-"
-                and doc[start - 2].lower_ == "minus"):
+        v, start, lo = self.v, self.num.start, self.lo
+        if (start > lo and v.low(start - 1) in ("minus", "negative")) or (
+                start > lo + 1 and v.tok(start - 1) == "-"
+                and v.low(start - 2) == "minus"):
             self.value = -self.value
-            self.first_tok = start - (1 if doc[start - 1].lower_ != "-" else 2)
-            self.start_char = doc[self.first_tok].idx
+            self.first_tok = start - (1 if v.low(start - 1) != "-" else 2)
+            self.start_char = v.starts[self.first_tok]
 
     def range(self, excluded: _Spans) -> None:
         """ "2-4 s", "2 to 4 seconds", "between 2 and 4"; "from 44 ml to 50 mg" is two."""
-        doc, lex, hi = self.doc, self.lex, self.hi
+        v, lex, hi = self.v, self.lex, self.hi
         k = self.end_tok if self.high is None else hi
-        if not (k + 1 < hi and doc[k].lower_ in lex["range_joiners"]):
+        if not (k + 1 < hi and v.low(k) in lex["range_joiners"]):
             return
-        nxt = doc[k + 1].idx
+        nxt = v.starts[k + 1]
         other = None if excluded.covers(nxt) or not_a_quantity_at(
-            view(doc).text, nxt) else parse_number(doc, k + 1)
-        joiner = doc[k].lower_
+            v.text, nxt) else parse_number(v, k + 1)
+        joiner = v.low(k)
         opener = self.num.start > self.lo and \
-            doc[self.first_tok - 1].lower_ in lex["range_openers"]
+            v.low(self.first_tok - 1) in lex["range_openers"]
         if other is None or not (joiner in ("-", "–", "—", "to", "through") or opener):
             return
         scale_words: dict[str, float] = lex["scale"]
         hv = other.value
         e2 = other.end
-        if e2 < hi and not other.spelled and doc[e2].lower_ in scale_words \
-                and len(doc[e2].text) > 2:
-            hv *= scale_words[doc[e2].lower_]
+        if e2 < hi and not other.spelled and v.low(e2) in scale_words \
+                and len(v.tok(e2)) > 2:
+            hv *= scale_words[v.low(e2)]
             e2 += 1
-        u2 = _unit_at(doc, e2, hi) if not other.glued_unit else None
-        if u2 is None and not other.glued_unit and e2 + 1 < hi and doc[e2].text == "-" and \
-                doc[e2 - 1].whitespace_ == "" and doc[e2].whitespace_ == "":
-            u2 = _unit_at(doc, e2 + 1, hi)  # "5- to 10-minute"
+        u2 = _unit_at(v, e2, hi) if not other.glued_unit else None
+        if u2 is None and not other.glued_unit and e2 + 1 < hi and v.tok(e2) == "-" and \
+                not v.ws[e2 - 1] and not v.ws[e2]:
+            u2 = _unit_at(v, e2 + 1, hi)  # "5- to 10-minute"
             if u2 is not None and u2[0] in unit_words().values():
                 e2 += 1
             else:
@@ -442,9 +461,9 @@ class _Reading:
                 and self.first_tok == self.num.start and joiner not in ("-", "–", "—"):
             return  # "rose 0.7 percent to 6,327.80": a change and a level, not a range
         if u2 is not None:
-            unit2, e3 = _compound(doc, u2[0], u2[1], hi)
+            unit2, e3 = _compound(v, u2[0], u2[1], hi)
             if self.unit is None:
-                self.unit, self.unit_text = unit2, doc[e2:e3].text
+                self.unit, self.unit_text = unit2, _span_text(v, e2, e3)
             e2 = e3
         elif other.glued_unit and self.unit is None:
             hit = lookup_unit(other.glued_unit)
@@ -457,62 +476,61 @@ class _Reading:
     def shared_unit(self) -> None:
         """ "45 or 50 mg", "7- or 8-inch", "2, 4 and 8 GB": a unitless number takes the unit of
         the coordinated number that follows it (each stays its own quantity)."""
-        doc, hi = self.doc, self.hi
+        v, hi = self.v, self.hi
         if self.unit is not None or self.high is not None:
             return
         k = self.end_tok
-        if k < hi and doc[k].text == "-" and doc[k - 1].whitespace_ == "":
+        if k < hi and v.tok(k) == "-" and not v.ws[k - 1]:
             k += 1  # "7- or 8-inch": a suspended hyphen
         for _ in range(8):  # "2, 4, 6 and 8 GB": a short list at most
-            if k + 1 >= hi or doc[k].lower_ not in (",", "and", "or", "&"):
+            if k + 1 >= hi or v.low(k) not in (",", "and", "or", "&"):
                 return
             k += 1
-            if doc[k].lower_ in ("and", "or") and doc[k - 1].text == ",":
+            if v.low(k) in ("and", "or") and v.tok(k - 1) == ",":
                 k += 1
-            other = parse_number(self.doc, k) if k < hi else None
+            other = parse_number(v, k) if k < hi else None
             if other is None or other.spelled != self.num.spelled or other.currency:
                 return
-            nxt = _Reading(doc, other, self.lo, hi)
+            nxt = _Reading(v, other, self.lo, hi)
             nxt.scale()
             nxt.unit_after()
             if nxt.unit is not None:
                 self.unit, self.unit_text = nxt.unit, nxt.unit_text
                 return
             k = nxt.end_tok
-            if k < hi and doc[k].text == "-" and doc[k - 1].whitespace_ == "":
+            if k < hi and v.tok(k) == "-" and not v.ws[k - 1]:
                 k += 1
 
     def bounds(self) -> None:
         """Bounds before ("more than 40", "<= 2") or after ("40 or more") the number."""
-        doc, lex, lo, hi = self.doc, self.lex, self.lo, self.hi
-        b = _match_phrase_before(doc, self.first_tok, lo, lex["before_phrases"])
+        v, lex, lo, hi = self.v, self.lex, self.lo, self.hi
+        b = _match_phrase_before(v, self.first_tok, lo, lex["before_phrases"])
         if b is None and self.first_tok > lo and \
-                doc[self.first_tok - 1].lower_ in lex["range_openers"]:
+                v.low(self.first_tok - 1) in lex["range_openers"]:
             b = (self.first_tok - 1, "=") if self.high is not None else None
         if b is not None:
             self.first_tok, self.bound = b
-            self.start_char = doc[self.first_tok].idx
+            self.start_char = v.starts[self.first_tok]
             return
         end = self.end_tok
-        a = _match_phrase_after(doc, end, hi, lex["after_phrases"])
-        if a is None or (doc[end].text == "+" and doc[end].whitespace_ == " "
-                         and end + 1 < hi and doc[end + 1].like_num):
+        a = _match_phrase_after(v, end, hi, lex["after_phrases"])
+        if a is None or (v.tok(end) == "+" and v.ws[end]
+                         and end + 1 < hi and v.flags(end + 1) & NUM):
             return
         self.end_tok, self.bound = a
         if self.unit is None:  # "40 or more replicas"
-            found = _unit_at(doc, self.end_tok, hi)
+            found = _unit_at(v, self.end_tok, hi)
             if found is not None:
                 u0 = self.end_tok
-                self.unit, self.end_tok = _compound(doc, found[0], found[1], hi)
-                self.unit_text = doc[u0:self.end_tok].text
+                self.unit, self.end_tok = _compound(v, found[0], found[1], hi)
+                self.unit_text = _span_text(v, u0, self.end_tok)
 
     def char_span(self) -> tuple[int, int]:
         """Exact character offsets; a sentence's full stop after a unit ("2 s.") is left out."""
-        doc = self.doc
-        last = doc[self.end_tok - 1]
-        end_char = last.idx + len(last.text)
+        v = self.v
+        end_char = v.ends[self.end_tok - 1]
         if self.unit_text.endswith(".") and lookup_unit(self.unit_text) is None and \
-                view(doc).text[end_char - 1] == ".":
+                v.text[end_char - 1] == ".":
             end_char -= 1
             self.unit_text = self.unit_text[:-1]
         glued = self.glued
@@ -523,7 +541,7 @@ class _Reading:
             end_char -= self.trim
         return self.start_char, end_char
 
-    def attrs(self, measured: Token | None) -> dict[str, Any]:
+    def attrs(self, measured: int | None) -> dict[str, Any]:
         """Plain node data: magnitudes as floats, the unit normalised by pint."""
         value, high, unit = self.value, self.high, self.unit
         attrs: dict[str, Any] = {"magnitude": float(value), "bound": self.bound,
@@ -545,9 +563,10 @@ class _Reading:
         if "unit" not in attrs:
             attrs["base_magnitude"] = float(value)
         if measured is not None:
-            attrs["measured"] = _key_word(measured)
-            attrs["measured_start"] = measured.idx
-            attrs["measured_end"] = measured.idx + len(measured.text)
+            v = self.v
+            attrs["measured"] = _key_word(v.tok(measured))
+            attrs["measured_start"] = v.starts[measured]
+            attrs["measured_end"] = v.ends[measured]
         return attrs
 
 

@@ -9,9 +9,10 @@ view is computed once per doc (from ``doc.to_array``, no Token objects) and kept
 from __future__ import annotations
 
 import bisect
-from typing import NamedTuple
+import importlib
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -22,13 +23,48 @@ NO_SPANS_KEY = "rg_no_spans"  # set on docs made only to build a graph
 FINAL_KEY = "rg_view_final"  # set by a caller that runs no more annotating spaCy pipes
 
 
+_EMPTY: list[int] = []  # default of the per-token lists (never mutated)
+
+
 class DocView(NamedTuple):
-    """Kept in ``doc.user_data`` as is: a tuple, so ``doc.to_bytes()`` still serialises it."""
+    """Kept in ``doc.user_data`` as is: a tuple, so ``doc.to_bytes()`` still serialises it.
+
+    Rules read tokens through it instead of ``doc[i]``, which creates a ``Token`` per lookup:
+    ``v.tok(i)`` is ``doc[i].text``, ``v.low(i)`` ``doc[i].lower_``, ``v.ws[i]`` whether
+    ``doc[i].whitespace_`` is a space, ``v.flags(i)`` the lexical flags (see :data:`PUNCT`).
+    """
 
     text: str
     starts: list[int]  # character offset of each token
     sent_starts: list[int]  # token index where each sentence starts (always holds 0)
     has_sents: bool = False  # whether sentence boundaries were set when it was computed
+    ends: list[int] = _EMPTY  # character offset after each token
+    ws: list[int] = _EMPTY  # 1 when the token is followed by a space (``whitespace_ == " "``)
+    lower: str = ""  # ``text.lower()`` when that keeps every offset, else ""
+    flag_key: int = 0  # which lexical-flag table ``flags`` reads (one per set of getters)
+
+    def tok(self, i: int) -> str:
+        """``doc[i].text``."""
+        return self.text[self.starts[i]:self.ends[i]]
+
+    def low(self, i: int) -> str:
+        """``doc[i].lower_``."""
+        if self.lower:
+            return self.lower[self.starts[i]:self.ends[i]]
+        return self.text[self.starts[i]:self.ends[i]].lower()
+
+    def flags(self, i: int) -> int:
+        """Lexical flags of token ``i``: ``PUNCT | ALPHA | NUM | SPACE`` bits, as
+        ``doc[i].is_punct``, ``.is_alpha``, ``.like_num``, ``.is_space`` say."""
+        word = self.text[self.starts[i]:self.ends[i]]
+        table = _FLAG_TABLES[self.flag_key]
+        found = table[1].get(word)
+        return found if found is not None else _flags_of(table, word)
+
+    def is_sent_start(self, i: int) -> bool:
+        """``doc[i].is_sent_start is True``."""
+        k = bisect.bisect_left(self.sent_starts, i)
+        return k < len(self.sent_starts) and self.sent_starts[k] == i
 
     def token_at(self, char: int) -> int:
         """Index of the token that contains (or starts after) character ``char``."""
@@ -61,7 +97,7 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
     if type(cached) is DocView and (not refresh or FINAL_KEY in data) and \
             len(cached.starts) == len(doc):
         return cached
-    if cached is not None and len(cached[1]) == len(doc):
+    if cached is not None and len(cached[1]) == len(doc) and len(cached) == _FIELDS:
         if type(cached) is not DocView:
             cached = data[_KEY] = DocView(*cached)  # a list again after doc.from_bytes()
         if not refresh or data.get(FINAL_KEY):
@@ -71,19 +107,56 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
             return cached
     else:
         has_sents = doc.has_annotation("SENT_START")
-    n = len(doc)
-    if n:
-        arr = doc.to_array(["IDX", "SENT_START"])
-        starts = arr[:, 0].tolist()
-        sent_starts = [0]
-        if has_sents:
-            sent_starts += (numpy.flatnonzero(arr[1:, 1] == 1) + 1).tolist()
-    else:
-        starts, sent_starts = [], [0]
     seeded = data.get(SEED_KEY)
     text = seeded if isinstance(seeded, str) else doc.text
-    result = data[_KEY] = DocView(text, starts, sent_starts, has_sents)
+    result = data[_KEY] = _compute(doc, text, has_sents)
     return result
+
+
+_FIELDS = len(DocView._fields)
+_ATTRS: list[int | str] = ["IDX", "LENGTH", "SPACY", "SENT_START"]
+PUNCT, ALPHA, NUM, SPACE = 1, 2, 4, 8  # bits of DocView.flags
+_IDS: dict[str, int] = importlib.import_module("spacy.attrs").IDS  # no type stubs
+_FLAG_ATTRS = ((_IDS["IS_PUNCT"], PUNCT), (_IDS["IS_ALPHA"], ALPHA), (_IDS["LIKE_NUM"], NUM),
+               (_IDS["IS_SPACE"], SPACE))
+# Lexical flags by word, one table per set of getter functions (every English pipeline shares
+# one): spaCy computes a lexeme's flags with exactly these functions.
+_FLAG_TABLES: list[tuple[tuple[Callable[[str], Any], ...], dict[str, int]]] = []
+
+
+def _flag_key(doc: Doc) -> int:
+    getters = getattr(doc.vocab, "lex_attr_getters")  # noqa: B009  (not in the stubs)
+    funcs = tuple(getters[attr] for attr, _ in _FLAG_ATTRS)
+    for k, (known, _) in enumerate(_FLAG_TABLES):
+        if known == funcs:
+            return k
+    _FLAG_TABLES.append((funcs, {}))
+    return len(_FLAG_TABLES) - 1
+
+
+def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], word: str) -> int:
+    value = 0
+    for func, (_, bit) in zip(table[0], _FLAG_ATTRS, strict=True):
+        if func(word):
+            value |= bit
+    if len(table[1]) < 1_000_000:  # a bound on the memory an adversarial text can take
+        table[1][word] = value
+    return value
+
+
+def _compute(doc: Doc, text: str, has_sents: bool) -> DocView:
+    key = _flag_key(doc)
+    if not len(doc):
+        return DocView(text, [], [0], has_sents, [], [], text.lower(), key)
+    arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
+    starts, lengths, ws, sent_start = arr.T.tolist()
+    ends = [a + b for a, b in zip(starts, lengths, strict=True)]
+    sent_starts = [0]
+    if has_sents:
+        sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
+    lower = text.lower()
+    return DocView(text, starts, sent_starts, has_sents, ends, ws,
+                   lower if len(lower) == len(text) else "", key)
 
 
 def finalize(doc: Doc) -> DocView:
