@@ -9,7 +9,7 @@ from ..align import UnitStatus, content_words
 from ..resources import load_json
 from .context import Context, Side
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
 
 
 @cache

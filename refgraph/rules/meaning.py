@@ -23,7 +23,8 @@ _SKIP_HEDGES = frozenset({"can", "will", "some"})  # ability / future / quantifi
 _WEAK = 0.9  # a modality weaker than this is a hedge
 _RAW = frozenset({"json", "log", "code"})
 # Narrowing cues: losing one is a lost condition (RG303), not a flipped polarity.
-_NOT_FLIPS = frozenset({"limit", "only-if"})
+_NOT_FLIPS = frozenset({"limit", "only-if", "unless"})
+_ONLY = re.compile(r"\bonly\s+(?:if|when|once|after|for|with|until|while|on|in|by|\w+\s+if)\b")
 _CLEAR = 0.6  # alignment score of a unit that is clearly a rewrite of one source unit
 _COMPARATIVE = re.compile(r"\b(?:more|longer|larger|greater|higher|bigger|later) than\b|"
                           r"\bexceed|\bbeyond\b|\babove\b|\bover\b")
@@ -286,6 +287,8 @@ def _bare_restatement(p: Polar, other: Side, units: list[int],
             continue
         if negated_near(u.text, p.focus):
             continue
+        if _ONLY.search(u.text.lower()):
+            continue  # "not urgent unless it rises" == "urgent only if it rises"
         return j
     return None
 
@@ -475,7 +478,8 @@ class LostConstraint(Rule):
                          if (coverage(key, a.units[j].words) >= 0.5
                              and len(key & a.units[j].words) >= min(2, len(key)))
                          or named & a.units[j].words]
-                if not about or any(self._restated(ctx, nid, j) for j in about):
+                if not about or any(self._restated(ctx, nid, j)
+                                    for j in {*about, *_rewrites_of(ctx, i)}):
                     continue
                 d = b.d(nid)
                 yield self.finding(
@@ -522,6 +526,8 @@ class LostConstraint(Rule):
         text = a.units[j].text.lower()
         same_kind = any(a.d(c)["constraint_kind"] == kind
                         for c in a.of_kind(j, NodeKind.CONSTRAINT))
+        if _ONLY.search(text):
+            return True  # "only once the TTL has been live 48 h" restates "not before ..."
         if kind == "prohibition":
             i = b.unit_of.get(nid)
             denied_comparison = i is not None and _COMPARATIVE.search(b.units[i].text.lower())
@@ -660,10 +666,12 @@ class DroppedHedge(Rule):
 
 @cache
 def _weak_terms() -> frozenset[str]:
-    """Hedge words from models/lexicon/modality.json weaker than a certainty."""
+    """Hedge words from models/lexicon/modality.json weaker than a certainty, without the modal
+    verbs: read as bare text, "may" and "should" are as often permission or advice."""
     terms = load_json("lexicon", "modality.json")["terms"]
     return frozenset(t for t, (_, strength) in terms.items()
-                     if strength < _WEAK and t not in _SKIP_HEDGES and t not in _NUMBER_HEDGES)
+                     if strength < _WEAK and t not in _SKIP_HEDGES and t not in _NUMBER_HEDGES
+                     and t not in _MODALS)
 
 
 @cache
@@ -683,14 +691,27 @@ def _alternation_pos(text: str, term: str) -> int:
     return m.start() if m else 0
 
 
+# After "should", verbs that make it a forecast ("should be enough", "should take 2 h").
+_OUTCOME_VERBS = frozenset({"be", "have", "work", "behave", "take", "fit", "finish", "arrive",
+                            "last", "suffice", "hold", "pass", "return", "succeed", "stay",
+                            "remain", "help", "improve", "reduce", "drop", "rise", "fall", "land",
+                            "complete", "recover", "converge", "match", "cover", "cost", "need",
+                            "see", "get", "come", "clear", "resolve", "settle", "start", "end"})
 _PERSONS = frozenset({"we", "you", "i", "they", "he", "she", "someone", "somebody", "nobody"})
 _MODALS = frozenset({"should", "could", "may", "might", "ought to", "can"})
 
 
 def _advice(text: str, start: int, term: str) -> bool:
-    """"we should restart", "you could try": advice or permission to a person, which a plan
-    rewrites as an action item; not a hedge on a fact ("it should be enough")."""
-    if term.lower() not in _MODALS:
+    """"we should restart", "you could try", "may not be deleted", "should go to legal":
+    advice, permission or obligation, which a plan rewrites as an instruction; not a hedge on a
+    fact ("it should be enough", "the job may fail")."""
+    term = term.lower()
+    if term not in _MODALS:
         return False
     words = re.findall(r"[a-z]+", text[max(0, start - 24):start].lower())
-    return bool(words) and words[-1] in _PERSONS
+    if words and words[-1] in _PERSONS:
+        return True
+    after = re.findall(r"[a-z]+", text[start + len(term):start + len(term) + 24].lower())
+    if term == "may" and after[:1] == ["not"]:
+        return True
+    return term == "should" and bool(after) and after[0] not in _OUTCOME_VERBS

@@ -135,14 +135,19 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 continue  # "about 4.1 million" rounds a number before states exactly
             if pair is not None:
                 used.add(pair[1])
-                if pair[0] != "changed" or _really_changed(b.d(pair[1]), da):
+                db = b.d(pair[1])
+                if pair[0] == "changed" and not close(db["base_magnitude"], da["base_magnitude"]) \
+                        and any(b.d(q).get("base_unit") == da.get("base_unit") for q in
+                                _near(b, "base_magnitude", da["base_magnitude"], 1e-6)):
+                    continue  # the new value is stated in before too: moved, not changed
+                if pair[0] != "changed" or _really_changed(db, da):
                     out.append(QDiff(pair[0], qa, pair[1]))
                 continue
             if _near(b, "base_magnitude", da["base_magnitude"], 1e-6):
                 continue  # the value is in before, in another unit: not invented
             if b.has_number(da["magnitude"]):
                 continue
-            if _derived(b, sorted(src), da["magnitude"]):
+            if _derived(b, sorted(src), da["magnitude"]) or _derived(b, None, da["magnitude"]):
                 continue  # a difference, sum or ratio of numbers its sources state
             if float(da["magnitude"]).is_integer() and 0 <= da["magnitude"] <= _SMALL_COUNT and (
                     ("base_unit" not in da and not _scaled(da))
@@ -221,10 +226,14 @@ def _word_before(text: str, start: int) -> str:
     return m.group(1).lower() if m else ""
 
 
-def _derived(b: Side, units: list[int], value: float) -> bool:
+def _derived(b: Side, units: list[int] | None, value: float) -> bool:
     """True when ``value`` is a sum, difference, product or ratio (or percentage) of two
-    numbers written in ``units``, or the sum of all of them: what a summary computes."""
-    nums = sorted({n for i in units for n in numbers_in(b.units[i].text)})[:40]
+    numbers written in ``units`` (None: the whole text, its first 60 distinct numbers), or the
+    sum of all of them: what a summary computes."""
+    if units is None:
+        nums = sorted(set(b.numbers()))[:60]
+    else:
+        nums = sorted({n for i in units for n in numbers_in(b.units[i].text)})[:40]
     if not nums:
         return False
     targets = (value, value / 100)

@@ -178,7 +178,8 @@ class DanglingDeictic(Rule):
             for nid in a.of_kind(j, NodeKind.DEICTIC):
                 da = a.d(nid)
                 if da.get("deictic_kind") == "pronoun" or str(da.get("head", "")).lower() \
-                        in lexicon("time_words"):
+                        in lexicon("time_words") or (da.get("deictic_kind") == "demonstrative"
+                                                     and not da.get("head")):
                     continue  # pronouns: too weak to block on; "this week": time, not text
                 counterpart = self._counterpart(ctx, j, nid)
                 if counterpart is None:
@@ -303,7 +304,8 @@ class UnsupportedReferent(Rule):
                 if rid in b.G or rid in seen:
                     continue
                 surface = d["text"].lower()
-                if surface in b.lower or _singular(surface) in b.lower:
+                if surface in b.lower or _singular(surface) in b.lower or \
+                        _abbreviates(d["text"], b.lower):
                     continue
                 if before_words is None:
                     before_words = b.all_words()
@@ -393,3 +395,12 @@ def _capitalised_anyway(side: Side, j: int, d: dict[str, object]) -> bool:
     line_start = side.text.rfind("\n", 0, start) + 1
     opens = not head.strip(" -*#>`'\"([") or not side.text[line_start:start].strip(" -*#>`'\"([")
     return opens or side.text[end:end + 1] == ":"
+
+
+def _abbreviates(text: str, before_lower: str) -> bool:
+    """"LR 2e-5" for "learning rate 2e-5": an acronym whose letters open words of before."""
+    word = text.split()[0] if text.split() else ""
+    if not (2 <= len(word) <= 6 and word.isupper() and word.isalpha()):
+        return False
+    pattern = r"\b" + r"[\w-]*[\s-]+".join(re.escape(c.lower()) for c in word)
+    return re.search(pattern, before_lower) is not None
