@@ -87,9 +87,10 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
     """
     text = check_text(text)
     parser = parser or default_parser(mode)
-    blocks = split_blocks(text)
-    parsed = parser.parse(blocks, progress=progress)
-    return assemble(text, blocks, parsed, mode=parser.mode)
+    with gc_paused():  # one pause for parsing and assembly (see refgraph.gcpause)
+        blocks = split_blocks(text)
+        parsed = parser.parse(blocks, progress=progress)
+        return assemble(text, blocks, parsed, mode=parser.mode)
 
 
 def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode: str) -> RefGraph:

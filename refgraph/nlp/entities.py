@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span, Token
+from spacy.tokens import Doc, Span
 
 from ..model import NodeKind
 from .lexicon import phrase_matcher
 from .records import add, ensure_group, raw_records
-from .text import is_wordlike, looks_verbal, norm, stopwords, verb_by_context
-from .view import DocView, view
+from .text import DETERMINERS, common_verbs, norm, stopwords
+from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
 _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
@@ -45,14 +45,13 @@ def mention_key(head: str, qualifiers: list[str]) -> str:
     return f"{head}[{';'.join(quals)}]" if quals else head
 
 
-def _w(tok: Token) -> str:
-    return tok.text if ("_" in tok.text or (tok.text.isupper() and len(tok.text) > 1)) \
-        else norm(tok.text)
+def _w(text: str) -> str:
+    """A token's word in a key: identifiers and acronyms as written, else normalised."""
+    return text if ("_" in text or (text.isupper() and len(text) > 1)) else norm(text)
 
 
-def _label_token(tok: Token) -> bool:
+def _label_token(t: str) -> bool:
     """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
-    t = tok.text
     return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
 
 
@@ -61,24 +60,39 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _opens_clause(doc: Doc, i: int) -> bool:
+def _opens_clause(v: DocView, i: int) -> bool:
     """Sentence start, or after a bullet marker, colon or turn label: capitals mean nothing."""
-    if i == 0 or doc[i].is_sent_start:
+    if i == 0 or v.is_sent_start(i):
         return True
-    prev = doc[i - 1]
-    return prev.is_space or prev.text in ("-", "*", "+", "•", ":", ">", "#", "##", "###", "(",
-                                          '"', "“") or prev.text.endswith((".", ":"))
+    prev = v.tok(i - 1)
+    return bool(v.flags(i - 1) & SPACE) or prev in ("-", "*", "+", "•", ":", ">", "#", "##",
+                                                   "###", "(", '"', "“") \
+        or prev.endswith((".", ":"))
 
 
-def _parenthetical(doc: Doc, end: int) -> tuple[str, int]:
+def _parenthetical(v: DocView, end: int) -> tuple[str, int]:
     """ "Sam (billing)" -> ("(billing)", index after ")")."""
-    if end < len(doc) and doc[end].text == "(":
+    n = len(v.starts)
+    if end < n and v.tok(end) == "(":
         k = end + 1
-        while k < len(doc) and k < end + 5 and doc[k].text != ")":
+        while k < n and k < end + 5 and v.tok(k) != ")":
             k += 1
-        if k < len(doc) and doc[k].text == ")" and k > end + 1:
-            return "(" + " ".join(norm(t.text) for t in doc[end + 1:k]) + ")", k + 1
+        if k < n and v.tok(k) == ")" and k > end + 1:
+            return "(" + " ".join(norm(v.tok(t)) for t in range(end + 1, k)) + ")", k + 1
     return "", end
+
+
+def _wordlike(v: DocView, j: int) -> bool:
+    """``refgraph.nlp.text.is_wordlike`` of token ``j``."""
+    if v.flags(j) & ALPHA:
+        return True
+    text = v.tok(j)
+    return text[:1].isalpha() and any(c.isdigit() for c in text)
+
+
+def _verbal(low: str) -> bool:
+    """``looks_verbal`` without a tagger, on the lower-cased word."""
+    return low in common_verbs() or (len(low) > 5 and low.endswith("ed"))
 
 
 class EntityTagger:
@@ -91,21 +105,20 @@ class EntityTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
+        v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         # Quantities, identifiers and handles are referents of their own kinds already.
         blocked: set[int] = set()
-        v = view(doc)
         for kind, start, end, _ in raw_records(doc):
             if kind in _OWN_KINDS and end > start:
                 blocked.update(range(v.token_at(start), v.token_at(end - 1) + 1))
         if self.use_parser and doc.has_annotation("DEP"):
-            self._from_parse(doc, blocked)
+            self._from_parse(doc, v, blocked)
         else:
-            self._from_rules(doc, blocked)
+            self._from_rules(doc, v, blocked)
         return doc
 
     # accurate mode ---------------------------------------------------------------------------
-    def _from_parse(self, doc: Doc, blocked: set[int]) -> None:
+    def _from_parse(self, doc: Doc, v: DocView, blocked: set[int]) -> None:
         taken = set(blocked)
         ents = {t.i: e for e in doc.ents for t in e}
         for chunk in doc.noun_chunks:
@@ -113,26 +126,28 @@ class EntityTagger:
             if root.pos_ in ("PRON", "PUNCT", "SYM") or root.like_num or root.i in taken \
                     or not any(c.isalnum() for c in root.text):
                 continue
-            if _label_token(root) and root.i > chunk.start and doc[root.i - 1].pos_ in (
+            if _label_token(root.text) and root.i > chunk.start and doc[root.i - 1].pos_ in (
                     "NOUN", "PROPN"):
                 root = doc[root.i - 1]  # "shard A": the head is "shard", "A" names which one
-            quals = [_w(t) for t in chunk if t.i != root.i and t.i not in blocked and (
+            quals = [_w(t.text) for t in chunk if t.i != root.i and t.i not in blocked and (
                 (t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop)
-                or (t.i > root.i and _label_token(t)))]
+                or (t.i > root.i and _label_token(t.text)))]
             if root.i + 1 < chunk.end:  # "shard A": a label after the head
-                quals.extend(_w(t) for t in doc[root.i + 1: chunk.end] if _label_token(t))
+                quals.extend(_w(t.text) for t in doc[root.i + 1: chunk.end]
+                             if _label_token(t.text))
             end = chunk.end
             for child in root.rights:
                 if child.dep_ == "prep" and child.lower_ in _QUALIFYING_PREPS:
                     obj = next((c for c in child.children if c.dep_ == "pobj"), None)
                     if obj is not None:
-                        words = [_w(t) for t in obj.subtree if (not t.is_stop or _label_token(t))
+                        words = [_w(t.text) for t in obj.subtree
+                                 if (not t.is_stop or _label_token(t.text))
                                  and not t.is_punct and t.dep_ != "det"]
                         if words:
                             quals.append(f"{child.lower_}={' '.join(words[:4])}")
                             end = max(end, max(t.i for t in obj.subtree) + 1)
                     break
-            paren, pend = _parenthetical(doc, end)
+            paren, pend = _parenthetical(v, end)
             if paren:
                 quals.append(paren)
             label = ents[root.i].label_ if root.i in ents else ""
@@ -140,29 +155,27 @@ class EntityTagger:
             while start < root.i and (doc[start].dep_ == "det" or start in blocked
                                       or doc[start].lower_ in ("at", "most", "least")):
                 start += 1
-            self._emit(doc, start, pend if paren else end, _w(root), quals, label)
+            self._emit(doc, v, start, pend if paren else end, _w(root.text), quals, label)
             taken.update(range(chunk.start, pend if paren else end))
         for ent in doc.ents:
             if ent.label_ in _NUMERIC_ENTS or any(t.i in taken for t in ent):
                 continue
             if ent.start > 0 and doc[ent.start - 1].text == "(":
                 continue
-            paren, pend = _parenthetical(doc, ent.end)
-            self._emit(doc, ent.start, pend if paren else ent.end,
+            paren, pend = _parenthetical(v, ent.end)
+            self._emit(doc, v, ent.start, pend if paren else ent.end,
                        " ".join(norm(t.text) for t in ent), [paren], ent.label_)
 
     # fast mode -------------------------------------------------------------------------------
-    def _from_rules(self, doc: Doc, blocked: set[int]) -> None:
-        n = len(doc)
-        v = view(doc)
+    def _from_rules(self, doc: Doc, v: DocView, blocked: set[int]) -> None:
         # Only determiners and capitalised words can open a chunk: find them with a regex
-        # instead of creating a Token for every word.
+        # instead of looking at every word.
         candidates = self._openers(doc, v)
         done = -1
         for i in candidates:
             if i <= done or i in blocked:
                 continue
-            done = self._chunk_from(doc, i, n, blocked) - 1
+            done = self._chunk_from(doc, v, i, blocked) - 1
 
     def _openers(self, doc: Doc, v: DocView) -> list[int]:
         """Tokens holding a match of _CHUNK_OPENER, in order.
@@ -179,76 +192,86 @@ class EntityTagger:
         size = len(text)
         for _, i, _ in self.determiners(doc):
             a = v.starts[i]
-            b = a + len(doc[i])
+            b = v.ends[i]
             if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):
                 found.add(i)
         return sorted(found)
 
-    def _chunk_from(self, doc: Doc, i: int, n: int, blocked: set[int]) -> int:
+    def _chunk_from(self, doc: Doc, v: DocView, i: int, blocked: set[int]) -> int:
         """Emit the chunk opened at token ``i``, if any; return the index after it."""
-        tok = doc[i]
-        low = tok.lower_
+        n = len(v.starts)
+        low = v.low(i)
         if low in _DETS and i + 1 < n:
             j = i + 1
             while j < n and j in blocked and j < i + 6:
                 j += 1  # "a 10% credit": the quantity is its own node, the noun follows
-            end = self._chunk_end(doc, j, blocked)
+            end = self._chunk_end(v, j, blocked)
             if end > j:
-                return self._emit_chunk(doc, j, end, blocked)
-        elif tok.text[:1].isupper() and tok.is_alpha and low not in stopwords() \
-                and not looks_verbal(tok, accurate=False) and (
-                not _opens_clause(doc, i) or (i + 1 < n and doc[i + 1].text[:1].isupper()
-                                              and doc[i + 1].is_alpha)):
+                return self._emit_chunk(doc, v, j, end, blocked)
+        elif v.tok(i)[:1].isupper() and v.flags(i) & ALPHA and low not in stopwords() \
+                and not _verbal(low) and (
+                not _opens_clause(v, i) or (i + 1 < n and v.tok(i + 1)[:1].isupper()
+                                            and v.flags(i + 1) & ALPHA)):
             end = i + 1
-            while end < n and end < i + 4 and doc[end].text[:1].isupper() \
-                    and doc[end].is_alpha and end not in blocked:
+            while end < n and end < i + 4 and v.tok(end)[:1].isupper() \
+                    and v.flags(end) & ALPHA and end not in blocked:
                 end += 1
-            return self._emit_chunk(doc, i, end, blocked, proper=True)
+            return self._emit_chunk(doc, v, i, end, blocked, proper=True)
         return i + 1
 
     @staticmethod
-    def _chunk_end(doc: Doc, start: int, blocked: set[int]) -> int:
+    def _chunk_end(v: DocView, start: int, blocked: set[int]) -> int:
+        n = len(v.starts)
         j = start
-        while j < len(doc) and j < start + 4:
-            t = doc[j]
-            if j in blocked or not is_wordlike(t) or t.lower_ in stopwords() or t.like_num:
+        while j < n and j < start + 4:
+            low = v.low(j)
+            if j in blocked or not _wordlike(v, j) or low in stopwords() or v.flags(j) & NUM:
                 break
-            if j > start and (looks_verbal(t, accurate=False) or verb_by_context(doc, j)):
+            if j > start and (_verbal(low) or (
+                    # "table lists every shard": an -s word before a determiner is a verb
+                    low.endswith("s") and not low.endswith("ss") and j + 1 < n
+                    and v.low(j + 1) in DETERMINERS)):
                 break
             j += 1
         return j
 
-    def _emit_chunk(self, doc: Doc, start: int, end: int, blocked: set[int],
+    def _emit_chunk(self, doc: Doc, v: DocView, start: int, end: int, blocked: set[int],
                     proper: bool = False) -> int:
+        n = len(v.starts)
         head_i = end - 1
-        quals = [_w(t) for t in doc[start:head_i]]
+        quals = [_w(v.tok(t)) for t in range(start, head_i)]
         nxt = end
-        if nxt < len(doc) and _label_token(doc[nxt]) and doc[nxt].text[:1] not in "(-":
-            quals.append(_w(doc[nxt]))
+        if nxt < n and _label_token(v.tok(nxt)) and v.tok(nxt)[:1] not in "(-":
+            quals.append(_w(v.tok(nxt)))
             nxt += 1
-        if nxt + 1 < len(doc) and doc[nxt].lower_ in _QUALIFYING_PREPS:
+        if nxt + 1 < n and v.low(nxt) in _QUALIFYING_PREPS:
             k = nxt + 1
-            if doc[k].lower_ in _DETS:
+            if v.low(k) in _DETS:
                 k += 1
-            ce = self._chunk_end(doc, k, blocked)
+            ce = self._chunk_end(v, k, blocked)
             if ce > k:
-                words = [_w(t) for t in doc[k:ce]]
-                if ce < len(doc) and _label_token(doc[ce]):
-                    words.append(_w(doc[ce]))
+                words = [_w(v.tok(t)) for t in range(k, ce)]
+                if ce < n and _label_token(v.tok(ce)):
+                    words.append(_w(v.tok(ce)))
                     ce += 1
-                quals.append(f"{doc[nxt].lower_}={' '.join(words)}")
+                quals.append(f"{v.low(nxt)}={' '.join(words)}")
                 nxt = ce
-        paren, pend = _parenthetical(doc, nxt)
+        paren, pend = _parenthetical(v, nxt)
         if paren:
             quals.append(paren)
             nxt = pend
-        self._emit(doc, start, nxt, _w(doc[head_i]), quals, "PROPER" if proper else "")
+        self._emit(doc, v, start, nxt, _w(v.tok(head_i)), quals, "PROPER" if proper else "")
         return nxt
 
     @staticmethod
-    def _emit(doc: Doc, start: int, end: int, head: str, quals: list[str], label: str) -> None:
-        span: Span = doc[start:end]
-        add(doc, SPAN_KEY, NodeKind.MENTION, span.start_char, span.end_char, label="MENTION",
+    def _emit(doc: Doc, v: DocView, start: int, end: int, head: str, quals: list[str],
+              label: str) -> None:
+        if end > start:
+            start_char, end_char = v.starts[start], v.ends[end - 1]
+        else:
+            span: Span = doc[start:end]
+            start_char, end_char = span.start_char, span.end_char
+        add(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, label="MENTION",
             head=head, qualifiers=";".join(sorted({q for q in quals if q})) or None,
             key=mention_key(head, quals), ent_label=label or None)
 

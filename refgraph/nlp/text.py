@@ -91,6 +91,9 @@ _DETERMINERS = frozenset({"the", "a", "an", "every", "each", "all", "this", "tha
                           "those", "its", "their", "our", "your", "my", "his", "her", "no"})
 
 
+DETERMINERS = _DETERMINERS
+
+
 def verb_by_context(doc: Doc, j: int) -> bool:
     """ "table lists every shard": an -s word followed by a determiner is a verb."""
     tok = doc[j]
