@@ -27,6 +27,7 @@ _SMALL_COUNT = 100
 _MEASURED = frozenset({"second", "bit", "meter", "kilogram", "kelvin", "meter ** 3",
                        "meter ** 2", "dimensionless", "bit / second", "ampere", "candela",
                        "mole", "radian"})
+_SCALE_AFTER = re.compile(r"\s?(?:k|K|M|MM|B|bn|mn|G|T|thousand|million|billion|trillion)\b")
 _WORD_AFTER = re.compile(r"\s*([^\W\d_]+)")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\W{0,3}$")
 # "within 2 s" states the value as a deadline; the bare "2 s" says the same thing.
@@ -116,9 +117,10 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
             da = a.d(qa)
             free = [qb for qb in qbs if qb not in used]
             pair = _pair(da, free, b, a)
-            if pair is not None and pair[0] == "dropped-unit" and _unit_nearby(
-                    b.d(pair[1]), a.text, da):
-                continue
+            if pair is not None and pair[0] == "dropped-unit" and (
+                    _unit_nearby(b.d(pair[1]), a.text, da)
+                    or ("unit" not in b.d(pair[1]) and _SCALE_AFTER.match(a.text, da["end"]))):
+                continue  # the unit or scale word is still next to it ("1.2 M calls")
             if pair is not None and pair[0] == "dropped-unit":
                 used.add(pair[1])
                 out.append(QDiff(pair[0], qa, pair[1]))
@@ -137,8 +139,10 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 used.add(pair[1])
                 db = b.d(pair[1])
                 if pair[0] == "changed" and not close(db["base_magnitude"], da["base_magnitude"]) \
-                        and any(b.d(q).get("base_unit") == da.get("base_unit") for q in
-                                _near(b, "base_magnitude", da["base_magnitude"], 1e-6)):
+                        and (any(b.d(q).get("base_unit") == da.get("base_unit") for q in
+                                 _near(b, "base_magnitude", da["base_magnitude"], 1e-6))
+                             or (not close(db["magnitude"], da["magnitude"])
+                                 and b.has_number(da["magnitude"]))):
                     continue  # the new value is stated in before too: moved, not changed
                 if pair[0] != "changed" or _really_changed(db, da):
                     out.append(QDiff(pair[0], qa, pair[1]))
