@@ -264,9 +264,12 @@ def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
     if d["kind"] != NodeKind.NEGATION.value:
         return False
     s, e = d["scope_start"], d["scope_end"]
-    return any(q.node != p.node and q.cue not in _NOT_FLIPS
-               and side.d(q.node)["kind"] == NodeKind.NEGATION.value
-               and s <= side.d(q.node)["start"] < e for q in items)
+    if any(q.node != p.node and q.cue not in _NOT_FLIPS
+           and side.d(q.node)["kind"] == NodeKind.NEGATION.value
+           and s <= side.d(q.node)["start"] < e for q in items):
+        return True
+    rest = side.text[d["end"]:e].lower()  # "no folder is missing": the second cue as text
+    return has_phrase(rest, lexicon("negation_words") - {"too"}) is not None
 
 
 def _bare_restatement(p: Polar, other: Side, units: list[int],
