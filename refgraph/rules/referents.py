@@ -18,6 +18,8 @@ _DEFINES = EdgeKind.DEFINES.value
 _MEASURES = EdgeKind.MEASURES.value
 _USES = EdgeKind.USES.value
 _REFERS = EdgeKind.REFERS_TO.value
+# "those were type I specimens": a bare demonstrative is a pronoun, too weak to block on.
+_BARE_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 # Deictics whose antecedent is found by position ("the above", "as noted", "the former"):
 # they resolve to *something* after any prune, so the before antecedent must itself survive.
 _POSITIONAL = frozenset({"above", "previous", "discourse", "former-latter"})
@@ -178,8 +180,10 @@ class DanglingDeictic(Rule):
             for nid in a.of_kind(j, NodeKind.DEICTIC):
                 da = a.d(nid)
                 if da.get("deictic_kind") == "pronoun" or str(da.get("head", "")).lower() \
-                        in lexicon("time_words") or (da.get("deictic_kind") == "demonstrative"
-                                                     and not da.get("head")):
+                        in lexicon("time_words") or (
+                            da.get("deictic_kind") in ("demonstrative", "discourse")
+                            and not da.get("head")
+                            and str(da.get("word", "")).lower() in _BARE_DEMONSTRATIVES):
                     continue  # pronouns: too weak to block on; "this week": time, not text
                 counterpart = self._counterpart(ctx, j, nid)
                 if counterpart is None:
@@ -310,8 +314,12 @@ class UnsupportedReferent(Rule):
                 if before_words is None:
                     before_words = b.all_words()
                 words = content_words(d["text"])
-                if kind == NodeKind.MENTION.value and (not words or words <= before_words):
-                    continue
+                if kind == NodeKind.MENTION.value:
+                    # Only the capitalised words make it a name: "Scale (€1,140/mo)" names Scale.
+                    names = content_words(" ".join(w for w in d["text"].split()
+                                                   if w[:1].isupper() and w[:1].isalpha()))
+                    if not words or words <= before_words or (names and names <= before_words):
+                        continue
                 seen.add(rid)
                 yield self.finding(f"{d['text']!r} ({kind}) appears nowhere in before",
                                    a.ev_node(nid))
