@@ -157,7 +157,9 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                     ("base_unit" not in da and not _scaled(da))
                     or (da["magnitude"] <= 12 and _counted(da))):
                 continue  # "two people", "3 failures": counts a summary derives by counting
-            out.append(QDiff("unsupported", qa, None))
+            gone = _vanished(ctx, j, da)
+            out.append(QDiff("changed", qa, gone) if gone is not None
+                       else QDiff("unsupported", qa, None))
     ctx._cache["qdiff"] = out
     return out
 
@@ -193,7 +195,36 @@ def _pair(da: dict[str, Any], free: list[str], b: Side,
     if len(same_dim) == 1 and (not unitless or _next_word(b.text, data(same_dim[0])) ==
                                _next_word(a.text, da) != ""):
         return "changed", same_dim[0]
+    # Several candidates: the one written with the same number (its unit changed), or with the
+    # same word on either side ("rows for 2025-06-02: 120,031", "41 passed").
+    unit_changed = [qb for qb in same_dim if close(data(qb)["magnitude"], da["magnitude"])
+                    and not close(data(qb)["base_magnitude"], da["base_magnitude"])]
+    if len(unit_changed) == 1:
+        return "changed", unit_changed[0]
+    hits = [qb for qb in same_dim if _context_key(b, data(qb)) == _context_key(a, da) != ""
+            and not close(data(qb)["base_magnitude"], da["base_magnitude"])]
+    if len(hits) == 1:
+        return "changed", hits[0]
     return None
+
+
+def _vanished(ctx: Context, j: int, da: dict[str, Any]) -> str | None:
+    """In a clear rewrite of one sentence, the only quantity of the same dimension that is no
+    longer there: the number that was changed into this one ("86400" -> "84600")."""
+    al, b, a = ctx.alignment, ctx.before, ctx.after
+    i = al.match.get(j)
+    if i is None or al.score.get(j, 0) < 0.5:
+        return None
+    kept = {round(a.d(q)["base_magnitude"], 9) for q in a.of_kind(j, NodeKind.QUANTITY)}
+    gone = [q for q in b.of_kind(i, NodeKind.QUANTITY)
+            if b.d(q).get("base_unit") == da.get("base_unit")
+            and round(b.d(q)["base_magnitude"], 9) not in kept]
+    return gone[0] if len(gone) == 1 else None
+
+
+def _context_key(side: Side, d: dict[str, Any]) -> str:
+    before, after = _word_before(side.text, d["start"]), _next_word(side.text, d)
+    return f"{before}|{after}" if before or after else ""
 
 
 def _moved_with_unit(b: Side, a: Side, da: dict[str, Any]) -> str | None:
