@@ -343,8 +343,8 @@ class InvertedCausality(Rule):
             uw, vw = content_words(a.d(u)["text"]), content_words(a.d(v)["text"])
             for p0, p1, c0, c1 in before_links:
                 pw, cw = b.words(p0, p1), b.words(c0, c1)
-                swap = min(coverage(vw, pw), coverage(uw, cw))
-                keep = min(coverage(vw, cw), coverage(uw, pw))
+                swap = min(_overlap(vw, pw), _overlap(uw, cw))
+                keep = min(_overlap(vw, cw), _overlap(uw, pw))
                 if swap >= 0.5 and swap > keep + 0.25:
                     yield self.finding(
                         f"before concludes {b.text[c0:c1][:60]!r} from {b.text[p0:p1][:60]!r}; "
@@ -381,6 +381,11 @@ class InvertedCausality(Rule):
         if not a or not c:
             return True
         return (min(a) <= min(c)) == (pi <= ci)
+
+
+def _overlap(x: frozenset[str], y: frozenset[str]) -> float:
+    """|x & y| / min(|x|, |y|): a short claim inside a long clause still overlaps fully."""
+    return len(x & y) / min(len(x), len(y)) if x and y else 0.0
 
 
 def _leans_back(side: Side, nid: str) -> bool:
