@@ -486,6 +486,9 @@ class LostConstraint(Rule):
                          if (coverage(key, a.units[j].words) >= 0.5
                              and len(key & a.units[j].words) >= min(2, len(key)))
                          or named & a.units[j].words]
+                # ... or the sentence's own rewrite, when it still names part of it.
+                about += [j for j in ctx.after_units_from(i) if j not in about
+                          and key & a.units[j].words]
                 if not about or any(self._restated(ctx, nid, j)
                                     for j in {*about, *_rewrites_of(ctx, i)}):
                     continue
@@ -509,12 +512,19 @@ class LostConstraint(Rule):
         marker = has_phrase(b.units[i].text.lower(), lexicon("conditions"))
         if marker is None:
             return
-        home = [j for j in ctx.after_units_from(i) if al.score.get(j, 0) >= _CLEAR]
+        home = [j for j in ctx.after_units_from(i) if al.score.get(j, 0) >= _KEEP
+                and j not in al.exact]
         if not home:
             return
-        if any(has_phrase(a.units[j].text.lower(), lexicon("restrictive")) or polarity_items(a, j)
-               for j in home):
-            return
+        # The rewrite keeps the condition when it still says the same kind of thing: a word of
+        # the marker's family ("only when" ~ "only if", "unless" ~ "except"), or the words of
+        # the condition itself.
+        family = _family(marker)
+        cond = b.words(*_clause_after(b, i, marker))
+        for j in home:
+            text = a.units[j].text.lower()
+            if has_phrase(text, family) or (cond and coverage(cond, a.units[j].words) >= 0.6):
+                return
         words = b.units[i].words
         j = max(home, key=lambda j: len(words & a.units[j].words))
         yield self.finding(
@@ -723,3 +733,31 @@ def _advice(text: str, start: int, term: str) -> bool:
     if term == "may" and after[:1] == ["not"]:
         return True
     return term == "should" and bool(after) and after[0] not in _OUTCOME_VERBS
+
+
+@cache
+def _families() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(f) for f in load_json("lexicon", "analysis.json")["condition_families"])
+
+
+def _family(marker: str) -> frozenset[str]:
+    """The condition words that say what ``marker`` says ("only when" ~ "only if", "once")."""
+    out: set[str] = {marker}
+    for fam in _families():
+        if marker in fam:
+            out |= fam
+    return frozenset(out)
+
+
+def _clause_after(side: Side, i: int, marker: str) -> tuple[int, int]:
+    """The words a condition marker introduces, up to the next comma, semicolon or stop."""
+    u = side.units[i]
+    low = u.text.lower()
+    m = re.search(r"(?<![\w])" + re.escape(marker) + r"(?![\w])", low)
+    if not m:
+        return u.start, u.start
+    end = len(low)
+    stop = re.search(r"[,;:.()]", low[m.end():])
+    if stop:
+        end = m.end() + stop.start()
+    return u.start + m.end(), u.start + end
