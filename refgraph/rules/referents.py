@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from ..align import content_words
 from ..findings import Finding
@@ -195,11 +196,30 @@ class DanglingDeictic(Rule):
                 targets = [v for _, v, k in b.G.out_edges(counterpart, keys=True)
                            if k == _REFERS]
                 if not targets:
-                    continue  # it dangled in before too: not this rewrite's doing
-                positional = da.get("deictic_kind") in _POSITIONAL
-                if not da.get("resolved") or (positional and not self._survives(
+                    # The resolver found nothing, but before did name the head earlier ("the
+                    # workaround is to disable duplex" ... "that workaround"), after does not.
+                    if self._head_lost(b, a, b.d(counterpart), da):
+                        yield self._report(ctx, nid, None)
+                    continue
+                # Positional references resolve to *something* after any prune, and a
+                # demonstrative to any earlier word with its head: the antecedent before had
+                # must itself survive ahead of it.
+                checked = da.get("deictic_kind") in _POSITIONAL or (
+                    da.get("deictic_kind") == "demonstrative" and da.get("head"))
+                if not da.get("resolved") or (checked and not self._survives(
                         ctx, targets[0], da["start"])):
                     yield self._report(ctx, nid, targets[0])
+
+    @staticmethod
+    def _head_lost(b: Side, a: Side, db: dict[str, Any], da: dict[str, Any]) -> bool:
+        head = str(da.get("head", "")).lower()
+        if da.get("deictic_kind") not in ("demonstrative", "above", "previous") \
+                or len(head) < 3 or not head.isalpha():
+            return False
+        pattern = re.compile(r"\b" + re.escape(head[:6]), re.IGNORECASE)
+        earlier_before = pattern.findall(b.text, 0, db["start"])
+        earlier_after = pattern.findall(a.text, 0, da["start"])
+        return bool(earlier_before) and not earlier_after
 
     @staticmethod
     def _anaphoric(d: dict[str, object]) -> bool:
