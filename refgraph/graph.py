@@ -114,6 +114,9 @@ def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode:
 
 _K = {k: k.value for k in NodeKind}
 _E = {k: k.value for k in EdgeKind}
+_RV = {k: k.value for k in RefKind}
+# referent_id(kind, key) is _RID[kind] + key: ``.value`` goes through a Python descriptor
+_RID = {k: referent_id(k, "") for k in RefKind}
 _LINKED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.QUANTITY],
                      _K[NodeKind.HEDGE], _K[NodeKind.CONSTRAINT], _K[NodeKind.HANDLE]})
 _NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.HANDLE]})
@@ -264,22 +267,22 @@ class _FragmentBuilder:
         hook: _Hook = None
         rid = ""
         if kind == _IDENTIFIER:
-            rid = referent_id(RefKind.IDENTIFIER, str(a["name"]))
+            rid = _RID[RefKind.IDENTIFIER] + str(a["name"])
             hook = ("ref", rid, _referent(RefKind.IDENTIFIER, str(a["name"]), self.text,
                                           start, end))
         elif kind == _HANDLE:
-            rid = referent_id(RefKind.HANDLE, str(a["value"]))
+            rid = _RID[RefKind.HANDLE] + str(a["value"])
             hook = ("ref", rid, _referent(RefKind.HANDLE, str(a["value"]), self.text,
                                           start, end))
         elif kind == _MENTION:
-            rid = referent_id(RefKind.ENTITY, str(a["key"]))
+            rid = _RID[RefKind.ENTITY] + str(a["key"])
             hook = ("ref", rid, _referent(RefKind.ENTITY, str(a["key"]), self.text, start, end))
         elif kind == _QUANTITY and "measured" in a:
             measured = str(a["measured"])
             m0 = int(a.get("measured_start", start))
             m1 = int(a.get("measured_end", end))
-            hook = ("measure", referent_id(RefKind.IDENTIFIER, measured),
-                    referent_id(RefKind.TERM, measured.lower()),
+            hook = ("measure", _RID[RefKind.IDENTIFIER] + measured,
+                    _RID[RefKind.TERM] + measured.lower(),
                     _referent(RefKind.TERM, measured.lower(), self.text, m0, m1))
         i = self.node(suffix, kind, start, end, a, hook)
         k = bisect.bisect_right(sent_starts, start) - 1
@@ -368,7 +371,7 @@ class _FragmentBuilder:
 def _referent(ref_kind: RefKind, key: str, text: str, start: int, end: int) -> dict[str, Any]:
     """Referent node data at an occurrence (block-relative offsets)."""
     return {"kind": _REFERENT, "text": text[start:end], "start": start, "end": end,
-            "ref_kind": ref_kind.value, "key": key}
+            "ref_kind": _RV[ref_kind], "key": key}
 
 
 class _Assembly:

@@ -64,15 +64,24 @@ def records(doc: Doc) -> list[Record]:
     return [Record(kind, start, end, attrs) for kind, start, end, attrs in _raw(doc)]
 
 
+_VALUES = {k: k.value for k in NodeKind}
+
+
 def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label: str = "",
         **attrs: Scalar | None) -> Record:
     """Record one extraction and mirror it as a span in ``doc.spans[key]``.
 
     ``None`` attributes are dropped: the graph leaves absent values out.
     """
-    rec = Record(kind.value, start, end, {k: v for k, v in attrs.items() if v is not None})
-    _raw(doc).append([rec.kind, rec.start, rec.end, rec.attrs])
-    if doc.user_data.get(NO_SPANS_KEY):
+    value = _VALUES[kind]  # a plain str (``kind.value`` goes through a Python descriptor)
+    clean = {k: v for k, v in attrs.items() if v is not None}
+    rec = Record(value, start, end, clean)
+    data = doc.user_data
+    raw = data.get(_KEY)
+    if raw is None:
+        raw = data[_KEY] = []
+    raw.append([value, start, end, clean])
+    if data.get(NO_SPANS_KEY):
         return rec  # the graph builder reads records only; spans are for people and spaCy tools
     span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
     if span is not None:

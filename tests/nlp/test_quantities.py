@@ -224,3 +224,37 @@ def test_overflowing_base_value_keeps_the_unit(nlp: Language) -> None:
     a = q.attrs
     assert (a["magnitude"], a["unit"], a["base_unit"]) == (1e308, "kilometer", "meter")
     assert a["base_magnitude"] == sys.float_info.max  # saturated: node data are never inf
+
+
+@pytest.mark.parametrize("text", [
+    "The timeout is 30 s.  Retry\ttwice:\nİstanbul ΟΔΟΣ one-off 5GB, x=3 (2½ hours) — ok",
+    "",
+    "  leading and trailing  ",
+])
+def test_view_reads_tokens_as_spacy_does(nlp: Language, text: str) -> None:
+    from refgraph.nlp.view import ALPHA, NUM, PUNCT, SPACE, view
+
+    doc = nlp(text)
+    v = view(doc)
+    for i, tok in enumerate(doc):
+        assert (v.tok(i), v.low(i), bool(v.ws[i])) == (tok.text, tok.lower_, tok.whitespace_ == " ")
+        assert v.ends[i] == tok.idx + len(tok.text)
+        f = v.flags(i)
+        assert (bool(f & PUNCT), bool(f & ALPHA), bool(f & NUM), bool(f & SPACE)) == (
+            tok.is_punct, tok.is_alpha, tok.like_num, tok.is_space)
+        assert v.is_sent_start(i) == (tok.is_sent_start is True)
+
+
+def test_number_word_candidates_match_the_plain_alternation() -> None:
+    import re
+
+    from refgraph.nlp.numbers import lexicon
+
+    lex = lexicon()
+    words = sorted([*lex["spelled"], *lex["vague"]], key=len, reverse=True)
+    plain = re.compile(r"[0-9½¼¾⅓⅔⅕⅛⅜⅝⅞]+|\b(?:" + "|".join(map(re.escape, words)) + r")\b",
+                       re.IGNORECASE)
+    text = ("Twenty-one of A Hundred, a\thundred, ONE, ſix, İone, fourteenth, tens of "
+            "thousands, 2½ and 3¼, sevens seventy seventeen, onex xone, a dozen_x, 7a.")
+    assert [m.span() for m in lex["spelled_re"].finditer(text)] == \
+        [m.span() for m in plain.finditer(text)]
