@@ -247,6 +247,48 @@ class InvertedPolarity(Rule):
                     a.ev_node(p.node),
                     hint="Drop the added negation, or cite what in before says the opposite.")
                 break
+        yield from self._in_text(ctx, reported)
+
+    def _in_text(self, ctx: Context, reported: set[str]) -> Iterator[Finding]:
+        """Where extraction found no negation (JSON, logs) or missed one, count negation words:
+        in a clear rewrite of one sentence, a "never"/"not"/"no" whose next content word is
+        still there without any negation, or a new one before a word before stated plainly."""
+        b, a, al = ctx.before, ctx.after, ctx.alignment
+        done = {b.unit_of.get(n) for n in reported}
+        for j in al.changed_after():
+            i = al.match.get(j)
+            if i is None or i in done or al.score.get(j, 0) < _KEEP:
+                continue
+            tb, ta = b.units[i].text, a.units[j].text
+            nb, na = _negated_words(tb), _negated_words(ta)
+            # Sentences merge and split: count the negations of the neighbours too.
+            near_b = sum(len(_negated_words(b.units[k].text))
+                         for k in range(max(0, i - 1), min(len(b.units), i + 2)))
+            near_a = sum(len(_negated_words(a.units[k].text))
+                         for k in range(max(0, j - 1), min(len(a.units), j + 2)))
+            if len(nb) > len(na) and near_a < near_b and not _ONLY.search(ta.lower()) and not (
+                    _COMPARATIVE.search(tb.lower()) and has_phrase(ta.lower(),
+                                                                   lexicon("bound_words"))):
+                for w, (s, e) in nb:
+                    if w in a.units[j].words and not negated_near(a.text, w) \
+                            and w not in dict(na):
+                        yield self.finding(
+                            f"{tb[s:e]!r} was dropped: {ta.strip()[:90]!r} keeps {w!r} without "
+                            "the negation", b.ev(b.units[i].start + s, b.units[i].start + e),
+                            a.ev_unit(j))
+                        break
+            elif len(na) > len(nb) and near_b < near_a:
+                for w, (s, e) in na:
+                    if ta[max(0, s - 2):s] == ", ":
+                        continue  # "A, not B": a contrast that clarifies
+                    if w in b.units[i].words and not negated_near(b.text, w) \
+                            and w not in dict(nb):
+                        yield self.finding(
+                            f"{ta[s:e]!r} was added: before says {tb.strip()[:90]!r} without it",
+                            b.ev_unit(i), a.ev(a.units[j].start + s, a.units[j].start + e),
+                            hint="Drop the added negation, or cite what in before says the "
+                                 "opposite.")
+                        break
 
 
 def _rewrites_of(ctx: Context, i: int) -> list[int]:
@@ -761,3 +803,20 @@ def _clause_after(side: Side, i: int, marker: str) -> tuple[int, int]:
     if stop:
         end = m.end() + stop.start()
     return u.start + m.end(), u.start + end
+
+
+_NEG_WORD = re.compile(r"\b(?:not|no|never|none|nothing|without|cannot|neither|nor)\b|n't\b",
+                       re.IGNORECASE)
+
+
+def _negated_words(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each negation word of ``text`` with the first content word after it (folded)."""
+    out = []
+    for m in _NEG_WORD.finditer(text):
+        if m.group().lower() == "no" and \
+                text[m.end():m.end() + 3].lstrip(" ")[:1] in (",", ".", "|", ";", ":", ")", ""):
+            continue  # "no," "| no |": an answer or a value
+        words = [w for w in _ordered_words(text[m.end():m.end() + 60])]
+        if words:
+            out.append((words[0], (m.start(), m.end())))
+    return out
