@@ -3,6 +3,7 @@ RG104 unsupported-referent. Each asks whether what ``after`` points at still exi
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from ..align import content_words
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind, RefKind, referent_id
+from ..resources import load_words
 from .base import Example, Rule
 from .common import close, coverage, lexicon
 from .context import Context, Side
@@ -343,6 +345,11 @@ class UnsupportedReferent(Rule):
                 seen.add(rid)
                 yield self.finding(f"{d['text']!r} ({kind}) appears nowhere in before",
                                    a.ev_node(nid))
+        for (b0, b1), (a0, a1) in swapped_names(ctx):
+            yield self.finding(
+                f"{a.text[a0:a1]!r} replaced {b.text[b0:b1]!r}; before never names "
+                f"{a.text[a0:a1]!r}", b.ev(b0, b1), a.ev(a0, a1),
+                hint=f"Keep {b.text[b0:b1]!r} as before says it.")
 
 
 def _singular(word: str) -> str:
@@ -432,3 +439,53 @@ def _abbreviates(text: str, before_lower: str) -> bool:
         return False
     pattern = r"\b" + r"[\w-]*[\s-]+".join(re.escape(c.lower()) for c in word)
     return re.search(pattern, before_lower) is not None
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][\w'’.-]*[\w]|[A-Za-z0-9]")
+_ORDINALS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "seventh",
+                       "eighth", "ninth", "tenth", "last", "1st", "2nd", "3rd", "4th", "5th"})
+
+
+def _namelike(token: str, index: int) -> bool:
+    """A name, a code or an ordinal: "Moscow" (not opening the sentence), "U.S.", "Q2"."""
+    if token.lower() in _ORDINALS:
+        return True
+    if len(token) < 2 or token.lower() in _stop() or token.lower() in lexicon("negation_words"):
+        return False  # "No", "M" (a scale), "The": function words and letters
+    if any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
+        return True
+    return token[:1].isupper() and (index > 0 or "." in token or token.isupper())
+
+
+def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """In a clear rewrite of one sentence, a name, code or ordinal replaced by another that
+    before never uses ("London" -> "Moscow", "Q2" -> "Q3", "third" -> "second")."""
+    b, a, al = ctx.before, ctx.after, ctx.alignment
+    out = []
+    for j in al.changed_after():
+        i = al.match.get(j)
+        if i is None or al.score.get(j, 0) < 0.6:
+            continue
+        ub, ua = b.units[i], a.units[j]
+        tb = [(m.group(), m.start()) for m in _TOKEN.finditer(ub.text)]
+        ta = [(m.group(), m.start()) for m in _TOKEN.finditer(ua.text)]
+        sm = difflib.SequenceMatcher(None, [t.lower() for t, _ in tb], [t.lower() for t, _ in ta],
+                                     autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag != "replace" or i2 - i1 > 3 or j2 - j1 > 3:
+                continue
+            olds = [k for k in range(i1, i2) if _namelike(tb[k][0], k)]
+            news = [k for k in range(j1, j2) if _namelike(ta[k][0], k)]
+            if not olds or not news:
+                continue
+            new = ta[news[0]][0]
+            if re.search(r"(?<![\w])" + re.escape(new.lower()) + r"(?![\w])", b.lower):
+                continue  # named elsewhere in before: moved, not invented
+            s0, s1 = tb[olds[0]][1], tb[olds[-1]][1] + len(tb[olds[-1]][0])
+            t0, t1 = ta[news[0]][1], ta[news[-1]][1] + len(ta[news[-1]][0])
+            out.append(((ub.start + s0, ub.start + s1), (ua.start + t0, ua.start + t1)))
+    return out
+
+
+def _stop() -> frozenset[str]:
+    return load_words("lexicon", "stopwords.txt")
