@@ -479,8 +479,9 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
             if not olds or not news:
                 continue
             new = ta[news[0]][0]
-            if re.search(r"(?<![\w])" + re.escape(new.lower()) + r"(?![\w])", b.lower):
-                continue  # named elsewhere in before: moved, not invented
+            if re.search(r"(?<![\w])" + re.escape(new.lower()) + r"(?![\w])", b.lower) or \
+                    content_words(new) <= b.all_words():
+                continue  # named in before (or its plural): moved, not invented
             s0, s1 = tb[olds[0]][1], tb[olds[-1]][1] + len(tb[olds[-1]][0])
             t0, t1 = ta[news[0]][1], ta[news[-1]][1] + len(ta[news[-1]][0])
             out.append(((ub.start + s0, ub.start + s1), (ua.start + t0, ua.start + t1)))
