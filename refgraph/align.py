@@ -110,6 +110,8 @@ def fold(word: str) -> str:
     Long alphabetic words are cut to their first six letters (a prefix stemmer: cheap, and
     good enough to see the same content word in two phrasings); identifiers stay whole.
     """
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]  # "FRA's" is FRA
     if len(word) > 6 and word.isalpha():
         return word[:6]
     if len(word) > 4 and word.endswith("ies"):

@@ -147,7 +147,9 @@ def _plural(text: str, name: str) -> tuple[int, int] | None:
             rf"(?<![\w.-]){n}[`'\"]?\s*\([^()]*\b(?:another|a different|a second)\b[^()]*\)",
             rf"(?<![\w.-]){n}\b[^.\n]{{0,120}}\b(?:same name|share a name|namesakes?)\b",
             rf"\b(?:same name|share a name|namesakes?)\b[^.\n]{{0,120}}(?<![\w.-]){n}\b")
-    for p in pats:
+    for k, p in enumerate(pats):
+        if k == 2 and name.islower():
+            continue  # "a second read", "another run": one more occurrence, not a namesake
         m = re.search(p, text, flags=re.I if name.islower() else 0)
         if m:
             return m.start(), m.end()
@@ -228,6 +230,10 @@ class MergedEntity(Rule):
         for name, g in sorted(_groups(b).items()):
             if max((len(v) for v in g.kinds.values()), default=0) < 2 and g.plural is None:
                 continue  # one qualifier each of different kinds: one entity described twice
+            quals = list(g.all_variants)
+            if g.plural is None and not any(not (x <= y or y <= x) for k, x in enumerate(quals)
+                                            for y in quals[k + 1:]):
+                continue  # "a second read", "the second read on day 7": one, said twice
             named = {j: [u for u in _bare(a.units[j].text, name, qualified=True)
                          if not ("key" in g.kinds and _indefinite(a.units[j].text, u[0]))]
                      for j in changed}

@@ -322,8 +322,8 @@ class UnsupportedReferent(Rule):
                         continue
                     rid = referent_id(RefKind.HANDLE, str(d["value"]))
                 elif kind == NodeKind.MENTION.value and d.get("ent_label") \
-                        and d["ent_label"] not in _NUMERIC_ENTITIES and not (
-                            d["ent_label"] == "PROPER" and _capitalised_anyway(a, j, d)):
+                        and d["ent_label"] not in _NUMERIC_ENTITIES \
+                        and not _capitalised_anyway(a, j, d):
                     rid = referent_id(RefKind.ENTITY, str(d["key"]))
                 else:
                     continue
@@ -340,8 +340,8 @@ class UnsupportedReferent(Rule):
                     # Only the capitalised words make it a name: "Scale (€1,140/mo)" names Scale.
                     names = content_words(" ".join(w for w in d["text"].split()
                                                    if w[:1].isupper() and w[:1].isalpha()))
-                    if not words or words <= before_words or (names and names <= before_words):
-                        continue
+                    if not words or not names or words <= before_words or names <= before_words:
+                        continue  # no capitalised word: not a name; or every name word known
                 seen.add(rid)
                 yield self.finding(f"{d['text']!r} ({kind}) appears nowhere in before",
                                    a.ev_node(nid))
