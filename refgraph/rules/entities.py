@@ -119,9 +119,10 @@ def _groups(side: Side) -> dict[str, _Group]:
     many = "|".join(re.escape(w) for w in sorted(_lex("plural_cues")))
     named = [m.group(1) for m in re.finditer(
         rf"\b(?:{many})\s+(?:[\w-]+\s+){{0,3}}(?:named|called)\s+[`'\"]?(\w[\w.-]*\w)", text, re.I)]
+    index = _plural_index(text)
     for name in list(out) + named + [m.group() for m in _NAME.finditer(text)
                                      if m.group().lower() not in titles]:
-        span = _plural(text, name)
+        span = _plural(index, name)
         if span is not None:
             group(name).plural = span
     return out
@@ -136,24 +137,48 @@ def _sentence_start(line: str, pos: int) -> bool:
     return not head or head.endswith((".", ":", "!", "?", "-", "*", ">"))
 
 
-def _plural(text: str, name: str) -> tuple[int, int] | None:
-    """Where ``text`` says that ``name`` stands for several entities."""
-    n = re.escape(name)
+_NAME_TOKEN = r"[`'\"]?(?P<n>\w[\w.-]*\w)"
+
+
+def _plural_index(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """Where ``text`` says that a name stands for several entities ("two Sams", "another
+    Dana", "also called Chen", "... share a name"), found in one pass per pattern so the cost
+    stays linear in the text. Returns (exact-case names, lower-cased names) -> span."""
     many = "|".join(sorted((re.escape(w) for w in _lex("plural_cues")), key=len, reverse=True))
-    pats = (rf"\b(?:{many})\s+(?:[\w-]+\s+){{0,3}}(?:named|called)\s+[`'\"]?{n}\b",
-            rf"\b(?:{many})\s+{n}(?:s|es)\b",
-            rf"\b(?:another|a different|a second|the other)\s+{n}\b",
-            rf"\balso (?:called|named|known as)\s+[`'\"]?{n}\b",
-            rf"(?<![\w.-]){n}[`'\"]?\s*\([^()]*\b(?:another|a different|a second)\b[^()]*\)",
-            rf"(?<![\w.-]){n}\b[^.\n]{{0,120}}\b(?:same name|share a name|namesakes?)\b",
-            rf"\b(?:same name|share a name|namesakes?)\b[^.\n]{{0,120}}(?<![\w.-]){n}\b")
-    for k, p in enumerate(pats):
-        if k == 2 and name.islower():
-            continue  # "a second read", "another run": one more occurrence, not a namesake
-        m = re.search(p, text, flags=re.I if name.islower() else 0)
-        if m:
-            return m.start(), m.end()
-    return None
+    pats = (
+        (rf"\b(?:{many})\s+(?:[\w-]+\s+){{0,3}}(?:named|called)\s+" + _NAME_TOKEN, True),
+        (rf"\b(?:{many})\s+(?P<n>\w[\w.-]*?)(?:es|s)\b", True),
+        (r"\b(?:another|a different|a second|the other)\s+" + _NAME_TOKEN, False),
+        (r"\balso (?:called|named|known as)\s+" + _NAME_TOKEN, True),
+        (r"(?<![\w.-])(?P<n>\w[\w.-]*\w)[`'\"]?\s*\([^()\n]{0,80}\b(?:another|a different|"
+         r"a second)\b[^()\n]{0,80}\)", True),
+    )
+    exact: dict[str, tuple[int, int]] = {}
+    lower: dict[str, tuple[int, int]] = {}
+    for pat, common_ok in pats:
+        for m in re.finditer(pat, text, flags=re.I):
+            name = m.group("n")
+            exact.setdefault(name, (m.start(), m.end()))
+            if common_ok:  # "a second read" is one more occurrence, not a namesake
+                lower.setdefault(name.lower(), (m.start(), m.end()))
+    for m in re.finditer(r"\b(?:same name|share a name|namesakes?)\b", text, flags=re.I):
+        # The names in the same sentence (up to a stop or a line break), 120 characters at most.
+        lo = max(0, m.start() - 120, text.rfind(".", 0, m.start()) + 1,
+                 text.rfind("\n", 0, m.start()) + 1)
+        stops = [k for k in (text.find(".", m.end()), text.find("\n", m.end())) if k >= 0]
+        hi = min([len(text), m.end() + 120, *stops])
+        for w in re.finditer(r"\w[\w.-]*\w", text[lo:hi]):
+            span = (min(lo + w.start(), m.start()), max(lo + w.end(), m.end()))
+            exact.setdefault(w.group(), span)
+            lower.setdefault(w.group().lower(), span)
+    return exact, lower
+
+
+def _plural(index: tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]],
+            name: str) -> tuple[int, int] | None:
+    """Where the text says that ``name`` stands for several entities (see _plural_index)."""
+    exact, lower = index
+    return lower.get(name) if name.islower() else exact.get(name)
 
 
 def _matched(g: _Group, after: dict[frozenset[str], tuple[int, int]]
@@ -283,7 +308,7 @@ class MergedEntity(Rule):
             return False
         low = a.units[j].text.lower()
         named = [q for q in inside if any(_has_word(low, w.split("=")[-1]) for w in q)]
-        return not named and _plural(a.units[j].text, g.name) is None
+        return not named and _plural(_plural_index(a.units[j].text), g.name) is None
 
     @staticmethod
     def _all_named(a: Side, g: _Group) -> bool:

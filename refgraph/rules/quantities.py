@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from ..align import content_words
 from ..findings import Finding
 from ..model import NodeKind
 from ..resources import load_json
@@ -57,10 +58,17 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
 
 def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
     """The unit word still stands close by: before the number ("USD (4,800.00)") or after a
-    short list it ends ("180/210 ms", "2 and 4 s")."""
+    short list it ends ("180/210 ms", "2 and 4 s"); for a count, anywhere in its sentence
+    ("Partitions moved: 7")."""
     unit = str(db.get("unit_text", "")).strip().lower()
     if not unit:
         return False
+    if _counted(db):
+        line_start = text.rfind("\n", 0, da["start"]) + 1
+        line_end = text.find("\n", da["end"])
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        if content_words(unit) & content_words(line):
+            return True
     near = text[max(0, da["start"] - 24):da["end"] + 40].lower()
     return re.search(r"(?<![^\W\d_])" + re.escape(unit) + r"(?![^\W\d_])", near) is not None
 
@@ -147,8 +155,9 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 if pair[0] != "changed" or _really_changed(db, da):
                     out.append(QDiff(pair[0], qa, pair[1]))
                 continue
-            if _near(b, "base_magnitude", da["base_magnitude"], 1e-6):
-                continue  # the value is in before, in another unit: not invented
+            if _near(b, "base_magnitude", da["base_magnitude"],
+                     _APPROX_TOLERANCE if da["bound"] == "~" else 1e-6):
+                continue  # the value is in before, in another unit (or rounded): not invented
             if b.has_number(da["magnitude"]):
                 continue
             if _derived(b, sorted(src), da["magnitude"]) or _derived(b, None, da["magnitude"]):

@@ -450,6 +450,8 @@ class PrunedNegativeResult(Rule):
                     continue  # "no change since the last check", said again and again: chatter
                 if any(negation_kept(u.text, nr.focus) for u in a.units):
                     continue
+                if _said_negatively(a, b.text[nr.start:nr.end]):
+                    continue  # restated in other words ("stayed at zero" -> "0 under-replicated")
                 region = region_after(ctx, i)
                 if any(_has_cue(a.units[j].text, nr.cue) for j in region):
                     continue  # the rewrite still negates: what it negates is RG301's business
@@ -469,3 +471,16 @@ class PrunedNegativeResult(Rule):
         """True when ``words`` hold the negated word and, for a longer focus, one more."""
         hits = [t for t in focus if any(_same_word(w, (t,)) == "same" for w in words)]
         return bool(hits) and hits[0] == focus[0] and (len(hits) >= 2 or len(focus) == 1)
+
+
+_NEGATIVE_TEXT = re.compile(r"\b(?:no|not|none|never|nothing|zero|0|without|n't|nil|absent|"
+                            r"missing|unchanged|clean|empty)\b|n't\b", re.IGNORECASE)
+
+
+def _said_negatively(a: Side, clause: str) -> bool:
+    """Some unit of after holds most of the clause's words and still says no, none or zero."""
+    words = content_words(clause)
+    if len(words) < 2:
+        return False
+    return any(coverage(words, u.words) >= 0.5 and _NEGATIVE_TEXT.search(u.text)
+               for u in a.units if u.words & words)

@@ -207,7 +207,8 @@ class DanglingDeictic(Rule):
                 # demonstrative to any earlier word with its head: the antecedent before had
                 # must itself survive ahead of it.
                 checked = da.get("deictic_kind") in _POSITIONAL or (
-                    da.get("deictic_kind") == "demonstrative" and da.get("head"))
+                    da.get("deictic_kind") == "demonstrative" and da.get("head")
+                    and str(da.get("word", "")).lower() in ("that", "those"))
                 if not da.get("resolved") or (checked and not self._survives(
                         ctx, targets[0], da["start"])):
                     yield self._report(ctx, nid, targets[0])
@@ -216,8 +217,9 @@ class DanglingDeictic(Rule):
     def _head_lost(b: Side, a: Side, db: dict[str, Any], da: dict[str, Any]) -> bool:
         head = str(da.get("head", "")).lower()
         if da.get("deictic_kind") not in ("demonstrative", "above", "previous") \
-                or len(head) < 3 or not head.isalpha():
-            return False
+                or len(head) < 3 or not head.isalpha() \
+                or str(da.get("word", "")).lower() in ("this", "these"):
+            return False  # "these notes": the text at hand
         pattern = re.compile(r"\b" + re.escape(head[:6]), re.IGNORECASE)
         earlier_before = pattern.findall(b.text, 0, db["start"])
         earlier_after = pattern.findall(a.text, 0, da["start"])
@@ -338,8 +340,10 @@ class UnsupportedReferent(Rule):
                 words = content_words(d["text"])
                 if kind == NodeKind.MENTION.value:
                     # Only the capitalised words make it a name: "Scale (€1,140/mo)" names Scale.
-                    names = content_words(" ".join(w for w in d["text"].split()
-                                                   if w[:1].isupper() and w[:1].isalpha()))
+                    names = content_words(" ".join(
+                        w for w in d["text"].split() if w[:1].isupper() and w[:1].isalpha()
+                        and w.lower().strip(".,:;") not in lexicon("date_words")
+                        and w.lower().strip(".,:;") not in lexicon("not_names")))
                     if not words or not names or words <= before_words or names <= before_words:
                         continue  # no capitalised word: not a name; or every name word known
                 seen.add(rid)
@@ -450,8 +454,9 @@ def _namelike(token: str, index: int) -> bool:
     """A name, a code or an ordinal: "Moscow" (not opening the sentence), "U.S.", "Q2"."""
     if token.lower() in _ORDINALS:
         return True
-    if len(token) < 2 or token.lower() in _stop() or token.lower() in lexicon("negation_words"):
-        return False  # "No", "M" (a scale), "The": function words and letters
+    if len(token) < 2 or token.lower() in _stop() or token.lower() in lexicon("negation_words") \
+            or token.lower() in lexicon("not_names"):
+        return False  # "No", "M" (a scale), "The", "OK": function words and letters
     if any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
         return True
     return token[:1].isupper() and (index > 0 or "." in token or token.isupper())
@@ -479,6 +484,9 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
             if not olds or not news:
                 continue
             new = ta[news[0]][0]
+            dates = lexicon("date_words")
+            if new.lower() in dates and not any(tb[k][0].lower() in dates for k in olds):
+                continue  # "2025-04-03" -> "3 Apr": a date written another way
             if re.search(r"(?<![\w])" + re.escape(new.lower()) + r"(?![\w])", b.lower) or \
                     content_words(new) <= b.all_words():
                 continue  # named in before (or its plural): moved, not invented
