@@ -71,6 +71,15 @@ class _Group:
 
 
 def _groups(side: Side) -> dict[str, _Group]:
+    """Names of ``side`` with their qualifiers (computed once per text; see _build_groups)."""
+    groups: dict[str, _Group] | None = side.memo.get("rg103-groups")
+    if groups is None:
+        groups = _build_groups(side)
+        side.memo["rg103-groups"] = groups
+    return groups
+
+
+def _build_groups(side: Side) -> dict[str, _Group]:
     """Names of ``side`` with the qualifiers that tell their entities apart."""
     text = side.text
     out: dict[str, _Group] = {}

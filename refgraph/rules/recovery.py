@@ -448,7 +448,9 @@ class PrunedNegativeResult(Rule):
             for nr in negative_results(b, i):
                 if b.lower.count(b.text[nr.start:nr.end].strip().lower()) > 1:
                     continue  # "no change since the last check", said again and again: chatter
-                if any(negation_kept(u.text, nr.focus) for u in a.units):
+                stems = [t[:4] for t in nr.focus if t]
+                if any(negation_kept(u.text, nr.focus) for u in a.units
+                       if any(st in u.text.lower() for st in stems)):
                     continue
                 if _said_negatively(a, b.text[nr.start:nr.end]):
                     continue  # restated in other words ("stayed at zero" -> "0 under-replicated")
