@@ -69,7 +69,7 @@ class OrphanedReference(Rule):
         named: set[str] = set()
         for i in ctx.alignment.changed_before():
             for nid in b.of_kind(i, NodeKind.IDENTIFIER):
-                if b.d(nid).get("role") != "define":
+                if b.d(nid).get("role") != "define" or _bound_to_nothing(b, nid):
                     continue
                 rid = referent_id(RefKind.IDENTIFIER, str(b.d(nid)["name"]))
                 if rid in seen:
@@ -498,3 +498,12 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
 
 def _stop() -> frozenset[str]:
     return load_words("lexicon", "stopwords.txt")
+
+
+_NOTHING = re.compile(r"[`'\"]?\s*[:=]\s*(?:none|no|n/a|null|nil|unknown|tbd|-)\b", re.IGNORECASE)
+
+
+def _bound_to_nothing(side: Side, nid: str) -> bool:
+    """"Duplicates on scan_id: none found" reports a result; it does not define scan_id."""
+    d = side.d(nid)
+    return _NOTHING.match(side.text, d["end"]) is not None
