@@ -676,6 +676,9 @@ class DroppedHedge(Rule):
                 term = str(b.d(h)["term"]).lower()
                 if re.search(r"\b" + re.escape(term[:5]), text):
                     continue  # "prefer" -> "is preferred": the hedge word is still there
+                if has_phrase(text, lexicon("hedge_words")) and not [
+                        n for n in theirs if a.d(n)["strength"] > b.d(h)["strength"]]:
+                    continue  # "we think" -> "probable (unconfirmed)": hedged in other words
                 strong = [n for n in theirs if a.d(n)["strength"] > b.d(h)["strength"]]
                 if not strong and _advice(b.text, b.d(h)["start"], term):
                     continue  # "we should restart" -> "restart": an action item, not a fact
@@ -760,7 +763,13 @@ _OUTCOME_VERBS = frozenset({"be", "have", "work", "behave", "take", "fit", "fini
                             "last", "suffice", "hold", "pass", "return", "succeed", "stay",
                             "remain", "help", "improve", "reduce", "drop", "rise", "fall", "land",
                             "complete", "recover", "converge", "match", "cover", "cost", "need",
-                            "see", "get", "come", "clear", "resolve", "settle", "start", "end"})
+                            "see", "get", "come", "clear", "resolve", "settle", "start", "end",
+                            "fail", "break", "crash", "time", "miss", "lose", "drift", "slip",
+                            "stall", "leak", "increase", "decrease", "change", "differ", "vary",
+                            "exceed", "apply", "affect", "cause", "contain", "include", "mean",
+                            "explain", "indicate", "reflect", "require", "happen", "occur"})
+_ADVERBS = frozenset({"also", "still", "already", "well", "only", "just", "really", "then",
+                      "now", "probably", "likely", "easily", "soon", "eventually"})
 _PERSONS = frozenset({"we", "you", "i", "they", "he", "she", "someone", "somebody", "nobody"})
 _MODALS = frozenset({"should", "could", "may", "might", "ought to", "can"})
 
@@ -776,9 +785,13 @@ def _advice(text: str, start: int, term: str) -> bool:
     if words and words[-1] in _PERSONS:
         return True
     after = re.findall(r"[a-z]+", text[start + len(term):start + len(term) + 24].lower())
-    if term == "may" and after[:1] == ["not"]:
-        return True
-    return term == "should" and bool(after) and after[0] not in _OUTCOME_VERBS
+    while after and after[0] in _ADVERBS:
+        after = after[1:]
+    if term in ("may", "should") and after[:1] in (["not"], ["never"]):
+        return True  # "should not be repitched", "may not be deleted": a prohibition
+    # "should go to legal", "support may restore it by hand": obligation or permission; "should
+    # be enough", "may fail": a forecast, which is a hedge.
+    return term in ("should", "may") and bool(after) and after[0] not in _OUTCOME_VERBS
 
 
 @cache

@@ -452,6 +452,8 @@ class PrunedNegativeResult(Rule):
                 if any(negation_kept(u.text, nr.focus) for u in a.units
                        if any(st in u.text.lower() for st in stems)):
                     continue
+                if re.search(r"\d\S*\s+not\s+\d", b.text[nr.start:nr.end]):
+                    continue  # "at 05:50 not 06:20": a corrected value, not a negative result
                 if _said_negatively(a, b.text[nr.start:nr.end]):
                     continue  # restated in other words ("stayed at zero" -> "0 under-replicated")
                 region = region_after(ctx, i)
