@@ -31,7 +31,7 @@ class Side:
     in_unit: list[list[str]]  # span node ids per unit, in document order
     lower: str = ""
     # Per-text memo (a Side is cached by the analyzer and reused across analyses).
-    memo: dict[str, Any] = field(default_factory=dict)
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     @classmethod
     def build(cls, name: SideName, text: str, G: RefGraph) -> Side:
@@ -53,9 +53,16 @@ class Side:
         return data
 
     def of_kind(self, i: int, kind: NodeKind) -> list[str]:
-        """Span nodes of ``kind`` inside unit ``i``."""
-        v = kind.value
-        return [n for n in self.in_unit[i] if self.G.nodes[n]["kind"] == v]
+        """Span nodes of ``kind`` inside unit ``i`` (indexed once per unit)."""
+        key = ("of_kind", i)
+        by_kind: dict[str, list[str]] | None = self.memo.get(key)
+        if by_kind is None:
+            by_kind = {}
+            nodes = self.G.nodes
+            for n in self.in_unit[i]:
+                by_kind.setdefault(nodes[n]["kind"], []).append(n)
+            self.memo[key] = by_kind
+        return by_kind.get(kind.value, [])
 
     def nodes_of(self, kind: NodeKind) -> list[str]:
         """Every node of ``kind``, in document order (indexed once per text)."""

@@ -67,7 +67,21 @@ def _ordered_words(text: str) -> list[str]:
 
 
 def polarity_items(side: Side, i: int) -> list[Polar]:
-    """The polarity cues of unit ``i`` with the content words they scope over."""
+    """The polarity cues of unit ``i`` with the content words they scope over (once per unit;
+    at most ``_MAX_ITEMS``, so a pathological one-line text stays linear)."""
+    key = ("polar", i)
+    cached: list[Polar] | None = side.memo.get(key)
+    if cached is None:
+        cached = _polarity_items(side, i)[:_MAX_ITEMS]
+        side.memo[key] = cached
+    return cached
+
+
+_MAX_ITEMS = 64
+_LONG_UNIT = 4000
+
+
+def _polarity_items(side: Side, i: int) -> list[Polar]:
     out: list[Polar] = []
     negs = []
     for nid in side.in_unit[i]:
@@ -261,6 +275,8 @@ class InvertedPolarity(Rule):
             if i is None or i in done or al.score.get(j, 0) < _KEEP:
                 continue
             tb, ta = b.units[i].text, a.units[j].text
+            if len(tb) > _LONG_UNIT or len(ta) > _LONG_UNIT:
+                continue  # a one-to-one sentence comparison means nothing on a wall of text
             nb, na = _negated_words(tb), _negated_words(ta)
             # Sentences merge and split: count the negations of the neighbours too.
             near_b = sum(len(_negated_words(b.units[k].text))
@@ -326,8 +342,9 @@ def _bare_restatement(p: Polar, other: Side, units: list[int],
     """
     for j in units:
         u = other.units[j]
-        if p.focus not in u.words or coverage(p.scope, u.words) < _KEEP:
-            continue
+        if len(u.text) > _LONG_UNIT or p.focus not in u.words or \
+                coverage(p.scope, u.words) < _KEEP:
+            continue  # (a wall of text is no sentence-level restatement)
         if any((p.focus in q.scope and q.cue != "limit") or (q.cue == "limit" and comparative)
                for q in polarity_items(other, j)):
             continue
@@ -516,7 +533,9 @@ class LostConstraint(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         b, a = ctx.before, ctx.after
         for i in ctx.alignment.changed_before():
-            for nid in b.of_kind(i, NodeKind.CONSTRAINT):
+            # At most _MAX_ITEMS constraints per sentence: a pathological wall of text stays
+            # linear, and no real sentence has more.
+            for nid in b.of_kind(i, NodeKind.CONSTRAINT)[:_MAX_ITEMS]:
                 if not _is_instruction(b, nid):
                     continue
                 key = _key_words(b, nid)

@@ -472,6 +472,8 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
         if i is None or al.score.get(j, 0) < 0.6:
             continue
         ub, ua = b.units[i], a.units[j]
+        if len(ub.text) > 4000 or len(ua.text) > 4000:
+            continue  # a word diff of a wall of text is quadratic and says nothing
         tb = [(m.group(), m.start()) for m in _TOKEN.finditer(ub.text)]
         ta = [(m.group(), m.start()) for m in _TOKEN.finditer(ua.text)]
         sm = difflib.SequenceMatcher(None, [t.lower() for t, _ in tb], [t.lower() for t, _ in ta],
