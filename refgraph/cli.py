@@ -145,11 +145,18 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:
-    if fmt == "json":
-        sys.stdout.write(report.to_json() + "\n")
-    else:
-        sys.stdout.write(report.format_text(before_name=before_name, after_name=after_name)
-                         + "\n")
+    text = report.to_json() if fmt == "json" else report.format_text(
+        before_name=before_name, after_name=after_name)
+    _write(text + "\n")
+
+
+def _write(text: str) -> None:
+    """Write to stdout even when its encoding cannot hold a quote ("Zoë" on an ASCII pipe)."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        enc = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(enc, "backslashreplace").decode(enc))
 
 
 def _rules() -> int:

@@ -13,6 +13,8 @@ _TEXT_CONTROL = {9, 10, 12, 13, 27}
 def read_text(path: str) -> str:
     """Read ``path`` (``-`` for stdin) as UTF-8 text, exactly as stored (no newline changes)."""
     if path == "-":
+        if sys.stdin is None:
+            raise InputError("standard input is closed")
         data = sys.stdin.buffer.read()
         where = "standard input"
     else:

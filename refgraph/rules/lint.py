@@ -15,7 +15,7 @@ from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
 from .common import lexicon
 from .context import Side
-from .meaning import polarity_items
+from .meaning import Polar, polarity_items
 
 
 class _Lint(Rule):
@@ -97,13 +97,16 @@ class OneSidedConditional(_Lint):
     example = Example("The migration flag is required when the schema is absent.")
 
     def check_text(self, side: Side) -> Iterator[Finding]:
+        everything: list[Polar] | None = None
         for nid in side.nodes_of(NodeKind.CONDITIONAL):
             d = side.d(nid)
             if d["cond_kind"] not in ("if", "when") or d["antecedent_polarity"] != "negative" \
                     or d["consequent_polarity"] != "positive":
                 continue
             consequent = content_words(side.text[d["consequent_start"]:d["consequent_end"]])
-            others = [p for i in range(len(side.units)) for p in polarity_items(side, i)
+            if everything is None:  # once per text: N conditionals must not cost N passes
+                everything = [p for i in range(len(side.units)) for p in polarity_items(side, i)]
+            others = [p for p in everything
                       if p.node != nid and not (d["antecedent_start"] <= side.d(p.node)["start"]
                                                 < d["antecedent_end"])]
             if consequent and not any(p.scope & consequent for p in others):

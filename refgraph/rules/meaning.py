@@ -401,6 +401,9 @@ class InvertedCausality(Rule):
         before_links = _links(b)
         for u, v in after_links:
             uw, vw = content_words(a.d(u)["text"]), content_words(a.d(v)["text"])
+            if any(min(_overlap(vw, b.words(c0, c1)), _overlap(uw, b.words(p0, p1))) >= 0.5
+                   for p0, p1, c0, c1 in before_links):
+                continue  # this link stands in before the same way round
             for p0, p1, c0, c1 in before_links:
                 pw, cw = b.words(p0, p1), b.words(c0, c1)
                 swap = min(_overlap(vw, pw), _overlap(uw, cw))
@@ -721,14 +724,16 @@ class DroppedHedge(Rule):
             after = a.units[j].text.lower()
             if has_phrase(after, _weak_terms()) is not None:
                 continue
-            start = b.units[i].start + _alternation_pos(low, term)
+            start = b.units[i].start + _alternation_pos(b.units[i].text, term)
             stronger = has_phrase(after, _strong_terms())
-            if not stronger and _advice(low, _alternation_pos(low, term), term):
+            if not stronger and _advice(b.units[i].text, _alternation_pos(b.units[i].text, term),
+                                        term):
                 return
             what = f"strengthened to {stronger!r}" if stronger else "dropped"
+            m = re.compile(re.escape(term), re.IGNORECASE).match(b.text, start)
             yield self.finding(
                 f"the hedge {term!r} was {what}: {a.units[j].text.strip()[:90]!r}",
-                b.ev(start, start + len(term)), a.ev_unit(j))
+                b.ev(start, m.end() if m else start), a.ev_unit(j))
             return
 
     @staticmethod
@@ -773,7 +778,9 @@ _NUMBER_HEDGES = frozenset({"about", "around", "approximately", "approx", "appro
 
 
 def _alternation_pos(text: str, term: str) -> int:
-    m = re.search(r"(?<![\w])" + re.escape(term) + r"(?![\w])", text)
+    """Where ``term`` starts in ``text`` (matched case-insensitively on the original text, so
+    the offset is valid there even when lower-casing changes lengths: "İ")."""
+    m = re.search(r"(?<![\w])" + re.escape(term) + r"(?![\w])", text, re.IGNORECASE)
     return m.start() if m else 0
 
 
@@ -830,8 +837,8 @@ def _family(marker: str) -> frozenset[str]:
 def _clause_after(side: Side, i: int, marker: str) -> tuple[int, int]:
     """The words a condition marker introduces, up to the next comma, semicolon or stop."""
     u = side.units[i]
-    low = u.text.lower()
-    m = re.search(r"(?<![\w])" + re.escape(marker) + r"(?![\w])", low)
+    low = u.text  # matched case-insensitively: offsets must index the original text
+    m = re.search(r"(?<![\w])" + re.escape(marker) + r"(?![\w])", low, re.IGNORECASE)
     if not m:
         return u.start, u.start
     end = len(low)

@@ -110,8 +110,14 @@ class PatchFanout(Rule):
         if ctx.declared_span is None:
             return
         s, e = ctx.declared_span
-        for b0, b1, a0, a1 in changed_regions(ctx.before.text, ctx.after.text):
+        before = ctx.before.text
+        for b0, b1, a0, a1 in changed_regions(before, ctx.after.text):
             inside = s <= b0 and b1 <= e if b1 > b0 else s <= b0 <= e
+            if not inside and b1 > b0 and b0 < e and s < b1:
+                # Only whitespace of the change lies outside the span (a block's text excludes
+                # the blank line after it): the change is the span's.
+                outside = before[b0:max(b0, s)] + before[min(b1, e):b1]
+                inside = not outside.strip()
             if inside:
                 continue
             where = "before" if b0 < s else "after"

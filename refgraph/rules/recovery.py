@@ -182,7 +182,8 @@ class UnrecoverablePrune(Rule):
                 for h, src in _handles(b, x).items():
                     handles[h] = handles.get(h, False) or src
             sources = sorted(h for h, src in _handles(b, bid).items() if src)
-            kept = sorted(h for h in handles if h in a.text)
+            kept = sorted(h for h in handles if re.search(
+                r"(?<!\w)" + re.escape(h) + r"(?!\w)", a.text))
             if sources and not kept:
                 if coverage(content_words(text), after_words) >= _KEPT_WORDS \
                         or self._repeat(b, blocks, k):
@@ -255,13 +256,16 @@ class UnrecoverablePrune(Rule):
                 continue
             said = [k for k in range(i, min(i + 3, len(b.units))) if b.units[k].block == u.block]
             end = b.units[said[-1]].end
-            earlier = content_words(b.text[:u.start]) | content_words(cue)
+            earlier = _words_before(b, u.start) | content_words(cue)
             new = (content_words(b.text[u.start:end]) | _numbers(b.text[u.start:end])) - earlier
             if len(new) < 3 and not new & _numbers(b.text[u.start:end]):
                 continue  # "actually no, let me check": nothing newly said to lose
             have = after_words | _numbers(a.text)
             if coverage(new, have) >= _ECHO:
                 continue
+            values = new & _numbers(b.text[u.start:end])
+            if values and values <= have:
+                continue  # every value the correction gave is still in after: it was echoed
             yield self.finding(
                 f"the correction {u.text.strip()[:90]!r} was dropped: after repeats little of "
                 f"what it said ({', '.join(sorted(new - have)[:3])} are gone)",
@@ -488,3 +492,14 @@ def _said_negatively(a: Side, clause: str) -> bool:
         return False
     return any(coverage(words, u.words) >= 0.5 and _NEGATIVE_TEXT.search(u.text)
                for u in a.units if u.words & words)
+
+
+def _words_before(side: Side, pos: int) -> frozenset[str]:
+    """Content words of every unit that ends before ``pos`` (unit words are cached already;
+    building them from the prefix text would be quadratic and fill the cache)."""
+    out: set[str] = set()
+    for u in side.units:
+        if u.end > pos:
+            break
+        out |= u.words
+    return frozenset(out)

@@ -332,7 +332,9 @@ class UnsupportedReferent(Rule):
                 if rid in b.G or rid in seen:
                     continue
                 surface = d["text"].lower()
-                if surface in b.lower or _singular(surface) in b.lower or \
+                if len(surface.strip()) < 2:
+                    continue  # "M" in "1.2 M calls": a letter names nothing
+                if _has_words(b.lower, surface) or _has_words(b.lower, _singular(surface)) or \
                         _abbreviates(d["text"], b.lower):
                     continue
                 if before_words is None:
@@ -441,8 +443,10 @@ def _abbreviates(text: str, before_lower: str) -> bool:
     word = text.split()[0] if text.split() else ""
     if not (2 <= len(word) <= 6 and word.isupper() and word.isalpha()):
         return False
-    pattern = r"\b" + r"[\w-]*[\s-]+".join(re.escape(c.lower()) for c in word)
-    return re.search(pattern, before_lower) is not None
+    # Initials of consecutive words (split on spaces and hyphens), searched as a string: a
+    # regex here would backtrack exponentially on long hyphenated names.
+    initials = "".join(w[0] for w in re.split(r"[\s-]+", before_lower) if w)
+    return word.lower() in initials
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'’.-]*[\w]|[A-Za-z0-9]")
@@ -509,3 +513,9 @@ def _bound_to_nothing(side: Side, nid: str) -> bool:
     """"Duplicates on scan_id: none found" reports a result; it does not define scan_id."""
     d = side.d(nid)
     return _NOTHING.match(side.text, d["end"]) is not None
+
+
+def _has_words(text_lower: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text_lower`` as whole words ("ann" is not in "planning")."""
+    return bool(phrase) and re.search(
+        r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", text_lower) is not None
