@@ -1,0 +1,91 @@
+"""Bugs a second reader found in the analyzer; each stays fixed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import refgraph
+
+
+@pytest.fixture(scope="module")
+def az() -> refgraph.Analyzer:
+    return refgraph.Analyzer("fast")
+
+
+def _quotes_hold(report: refgraph.Report) -> bool:
+    texts = {"before": report.before, "after": report.after}
+    return all(0 <= e.start <= e.end <= len(texts[e.side])
+               and texts[e.side][e.start:e.end] == e.quote
+               for f in report.findings for e in f.evidence)
+
+
+def test_hedge_evidence_indexes_the_original_text(az: refgraph.Analyzer) -> None:
+    # 'İ'.lower() is two characters: offsets taken from lower-cased text drift.
+    before = '{"a": "' + "İ" * 20 + '", "n": "the upload to the bucket on node-7 likely"}'
+    after = '{"a": "' + "İ" * 20 + '", "n": "the upload to the bucket on node-7"}'
+    report = az.analyze(before, after)
+    assert report.codes == ["RG304"]
+    assert _quotes_hold(report)
+
+
+def test_deleting_exactly_the_declared_block_is_not_fanout(az: refgraph.Analyzer) -> None:
+    before = "Keep A.\n\nDrop me.\n\nKeep C."
+    assert az.analyze(before, "Keep A.\n\nKeep C.", declared_span=(9, 17)).codes == []
+    assert az.analyze(before, "Keep B.\n\nKeep C.", declared_span=(9, 17)).codes == ["RG405"]
+
+
+def test_a_kept_causal_chain_with_one_word_changed_is_not_inverted(
+        az: refgraph.Analyzer) -> None:
+    before = "The deploy failed because the cache was cold, so we restarted the workers."
+    after = "The deploy failed because the cache was cold, so we restarted the nodes."
+    assert "RG302" not in az.analyze(before, after).codes
+
+
+def test_names_match_as_whole_words(az: refgraph.Analyzer) -> None:
+    before = "We are planning the release for Friday."
+    assert "RG104" in az.analyze(before, "We are planning the release for Friday with Ann.").codes
+
+
+def test_a_handle_inside_a_longer_one_does_not_count_as_kept(az: refgraph.Analyzer) -> None:
+    before = ("tool[call_1]: SELECT count(*) FROM orders: 1842 rows, 3 with a null total\n"
+              "tool[call_12]: ls exports/: 4 files\n"
+              "assistant: the null totals need a fix")
+    after = ("assistant: orders has 1842 rows, 3 with a null total\n"
+             "tool[call_12]: ls exports/: 4 files\n"
+             "assistant: the null totals need a fix")
+    assert "RG501" in az.analyze(before, after, intent="prune").codes
+
+
+def test_a_long_hyphenated_name_does_not_make_the_acronym_check_explode(
+        az: refgraph.Analyzer) -> None:
+    before = "Merged branch " + "-".join(["add", "build", "cache", "deploy", "edit"] * 80) + "."
+    t0 = time.perf_counter()
+    az.analyze(before, "We asked ABCDEG about it.")
+    assert time.perf_counter() - t0 < 5  # exponential backtracking took minutes
+
+
+def test_cli_closed_stdin_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # The child starts with file descriptor 0 closed, as `refgraph lint - <&-` does.
+    proc = subprocess.run([sys.executable, "-m", "refgraph", "lint", "-", "--mode", "fast"],
+                          capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("refgraph: error:")
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_output_survives_an_ascii_stdout(tmp_path: Path) -> None:
+    before, after = tmp_path / "b.txt", tmp_path / "a.txt"
+    before.write_text("Ask Zoë: the timeout is 30 seconds.", encoding="utf-8")
+    after.write_text("Ask Zoë: the timeout is 30.", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "refgraph", "check", str(before), str(after),
+                           "--mode", "fast"], capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 1
+    assert b"RG201" in proc.stdout
+    assert b"Traceback" not in proc.stderr
