@@ -399,13 +399,15 @@ class InvertedCausality(Rule):
         after_links = [(u, v) for u, v, k in a.G.edges(keys=True) if k == supports
                        and a.unit_of.get(v) in changed_after]
         before_links = _links(b)
+        link_words: list[tuple[frozenset[str], frozenset[str]]] | None = b.memo.get("link-words")
+        if link_words is None:
+            link_words = [(b.words(p0, p1), b.words(c0, c1)) for p0, p1, c0, c1 in before_links]
+            b.memo["link-words"] = link_words
         for u, v in after_links:
             uw, vw = content_words(a.d(u)["text"]), content_words(a.d(v)["text"])
-            if any(min(_overlap(vw, b.words(c0, c1)), _overlap(uw, b.words(p0, p1))) >= 0.5
-                   for p0, p1, c0, c1 in before_links):
+            if any(min(_overlap(vw, cw), _overlap(uw, pw)) >= 0.5 for pw, cw in link_words):
                 continue  # this link stands in before the same way round
-            for p0, p1, c0, c1 in before_links:
-                pw, cw = b.words(p0, p1), b.words(c0, c1)
+            for (p0, p1, c0, c1), (pw, cw) in zip(before_links, link_words, strict=True):
                 swap = min(_overlap(vw, pw), _overlap(uw, cw))
                 keep = min(_overlap(vw, cw), _overlap(uw, pw))
                 if swap >= 0.5 and swap > keep + 0.25:

@@ -517,5 +517,6 @@ def _bound_to_nothing(side: Side, nid: str) -> bool:
 
 def _has_words(text_lower: str, phrase: str) -> bool:
     """``phrase`` occurs in ``text_lower`` as whole words ("ann" is not in "planning")."""
-    return bool(phrase) and re.search(
-        r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", text_lower) is not None
+    if not phrase or phrase not in text_lower:
+        return False  # the C substring test first: most names are simply absent
+    return re.search(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", text_lower) is not None
