@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import re
 import sys
@@ -60,12 +61,25 @@ _NUM = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def load_corpus(folder: Path, split: str) -> list[dict[str, Any]]:
+    """The split's pairs from ``<split>.jsonl``, or, where the file was not generated yet, from
+    the folder's ``build.py`` (the corpus JSON is derived from its scenarios, not tracked)."""
     names = ["dev", "test"] if split == "all" else [split]
+    built: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
     for name in names:
         path = folder / f"{name}.jsonl"
         if path.exists():
             rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        elif (folder / "build.py").exists():
+            if built is None:
+                spec = importlib.util.spec_from_file_location("corpus_build", folder / "build.py")
+                assert spec is not None
+                assert spec.loader is not None
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+                built = module.build()
+            rows += [json.loads(json.dumps(p)) for p in built[name]]
     return rows
 
 

@@ -46,8 +46,10 @@ Optional header keys: ``order: 2 0 1`` (order of the after blocks), ``spans: no`
 RG405 / RG404 variants), ``long: no`` (not spliced into long pairs; used by scenarios added after
 the long pairs were fixed, so those stay byte-identical).
 
-Run ``python benchmarks/corpus/build.py`` to rewrite both files and print the count tables;
-``--check`` exits 1 if the committed files differ from what the script would write.
+Run ``python benchmarks/corpus/build.py`` to write both files (they are generated, not tracked:
+over 3 MB of JSON that the scenarios determine) and print the count tables. ``SHA256SUMS``
+(tracked) records the hash of each split; ``--check`` exits 1 if the scenarios no longer build
+to those hashes, and ``--record`` updates them after an intended change.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from random import Random
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "scenarios"
 OUT = {"dev": HERE / "dev.jsonl", "test": HERE / "test.jsonl"}
+SUMS = HERE / "SHA256SUMS"
 
 CODES = (
     "RG101", "RG102", "RG103", "RG104", "RG201", "RG202", "RG301", "RG302", "RG303", "RG304",
@@ -476,23 +479,41 @@ def tables(by_split: dict[str, list[Pair]]) -> str:
     return "\n".join(out)
 
 
+def digests(by_split: dict[str, list[Pair]]) -> dict[str, str]:
+    """sha256 of each split's JSON lines, as ``SHA256SUMS`` records them."""
+    return {sp: hashlib.sha256(dump(by_split[sp]).encode("utf-8")).hexdigest() for sp in SPLITS}
+
+
+def recorded() -> dict[str, str]:
+    """The hashes in ``SHA256SUMS`` (``<hex>  <split>.jsonl`` per line)."""
+    out = {}
+    for line in SUMS.read_text(encoding="utf-8").splitlines():
+        digest, name = line.split()
+        out[name.removesuffix(".jsonl")] = digest
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 if the committed files are stale")
+                        help="do not write; exit 1 if the build differs from SHA256SUMS")
+    parser.add_argument("--record", action="store_true",
+                        help="also write SHA256SUMS (after an intended corpus change)")
     args = parser.parse_args(argv)
     by_split = build()
-    stale = False
+    got = digests(by_split)
+    if args.check:
+        stale = got != recorded()
+        if stale:
+            print("the scenarios no longer build to SHA256SUMS: rebuild with --record")
+        print(tables(by_split))
+        return 1 if stale else 0
     for sp, path in OUT.items():
-        text = dump(by_split[sp])
-        if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                print(f"{path.name} is stale: run python benchmarks/corpus/build.py")
-                stale = True
-        else:
-            path.write_text(text, encoding="utf-8")
+        path.write_text(dump(by_split[sp]), encoding="utf-8")
+    if args.record:
+        SUMS.write_text("".join(f"{got[sp]}  {sp}.jsonl\n" for sp in SPLITS), encoding="utf-8")
     print(tables(by_split))
-    return 1 if stale else 0
+    return 0
 
 
 if __name__ == "__main__":
