@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..align import UnitStatus, content_words
 from ..resources import load_json
 from .context import Context, Side
 
@@ -61,16 +60,6 @@ def region_words(side: Side, units: list[int]) -> frozenset[str]:
     for j in units:
         out |= side.units[j].words
     return frozenset(out)
-
-
-def scope_words(side: Side, start: int, end: int, drop: str = "") -> frozenset[str]:
-    """Content words of ``text[start:end]`` without the cue word(s) ``drop``."""
-    words = content_words(side.text[start:end])
-    return words - content_words(drop) if drop else words
-
-
-def changed_before_units(ctx: Context) -> list[int]:
-    return [i for i, s in enumerate(ctx.alignment.before_status) if s is not UnitStatus.KEPT]
 
 
 def close(a: float, b: float, rel: float = 1e-6) -> bool:

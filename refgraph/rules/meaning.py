@@ -118,27 +118,6 @@ def _polarity_items(side: Side, i: int) -> list[Polar]:
     return out
 
 
-def _unmatched(mine: list[Polar], theirs: list[Polar]) -> list[Polar]:
-    """Cues of ``mine`` with no counterpart in ``theirs`` (same cue first, then overlap)."""
-    free = list(theirs)
-    left = []
-    for p in sorted(mine, key=lambda p: -len(p.scope)):
-        hit = next((q for q in free if q.cue == p.cue and (q.scope & p.scope or not p.scope)),
-                   None)
-        if hit is None:
-            hit = next((q for q in free if q.scope & p.scope), None)
-        if hit is None and not p.scope:
-            hit = next((q for q in free if q.cue == p.cue), None)
-        if hit is None:
-            left.append(p)
-        else:
-            free.remove(hit)
-    # Whatever is left pairs by count: "not before X, and not while Y" and "no suspension
-    # before X, nor while Y" say the same with different scopes.
-    polar = [q for q in free if q.cue != "limit"]
-    return left[len(polar):] if polar else left
-
-
 def _all_items(ctx: Context, name: str) -> list[Polar]:
     """Every polarity item of one side (computed once per analysis)."""
     key = f"polar-{name}"
@@ -177,12 +156,6 @@ def _stated(p: Polar, others: list[Polar]) -> bool:
     """True when some item of the other side negates the same thing (moved, not flipped)."""
     return any((p.focus in q.scope and coverage(p.scope, q.scope) >= _KEEP)
                or (len(q.scope) >= 2 and coverage(q.scope, p.scope) >= _KEEP) for q in others)
-
-
-def _cancel(dropped: list[Polar], added: list[Polar], present: list[Polar]) -> bool:
-    """True for the known equivalences: "not ... unless" == "only if"; "unless" == "if not"."""
-    cues = {p.cue for p in dropped}
-    return "unless" in cues and (any(p.cue == "only-if" for p in present) or bool(added))
 
 
 class InvertedPolarity(Rule):
