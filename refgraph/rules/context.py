@@ -37,7 +37,7 @@ class Side:
     def build(cls, name: SideName, text: str, G: RefGraph) -> Side:
         units = units_of(G)
         unit_of = unit_index(units, G)
-        for nid in [n for n in unit_of if _list_marker(G, n, text) or _yes_no(G, n, text)]:
+        for nid in [n for n in unit_of if _list_marker(G, n, text)]:
             del unit_of[nid]
         in_unit: list[list[str]] = [[] for _ in units]
         for nid, i in unit_of.items():
@@ -124,16 +124,6 @@ def _list_marker(G: RefGraph, nid: str, text: str) -> bool:
         return False
     line_start = text.rfind("\n", 0, d["start"]) + 1
     return not text[line_start:d["start"]].strip() and text[d["end"]:d["end"] + 1] in (".", ")")
-
-
-def _yes_no(G: RefGraph, nid: str, text: str) -> bool:
-    """A bare "no" that is a value ("| nullable | no |", "retry: no") or an interjection
-    ("actually no, ..."): it negates no statement of the text."""
-    d = G.nodes[nid]
-    if d["kind"] != NodeKind.NEGATION.value or str(d["text"]).lower() != "no":
-        return False
-    rest = text[d["end"]:d["end"] + 3].lstrip(" \t")
-    return rest[:1] in ("", "|", ",", ".", "!", ";", "\n", ")")
 
 
 @dataclass(slots=True)
