@@ -26,6 +26,7 @@ from .nlp.view import finalize, make_doc, seed, view
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
 RAW_COMPONENTS = ("refgraph_identifiers", "refgraph_quantities")
+_BATCH = 64  # docs each component runs over in turn; also the progress interval
 
 
 @dataclass(slots=True)
@@ -92,14 +93,24 @@ class Parser:
         with gc_paused():
             docs = (make_doc(self.nlp, b.text, spans=False) for b in prose)
             own = [name for name, _ in self._own]
-            for n, (block, doc) in enumerate(zip(prose, self.nlp.pipe(docs, disable=own),
-                                                 strict=True), 1):
-                finalize(doc)
+            piped = zip(prose, self.nlp.pipe(docs, disable=own), strict=True)
+            done = 0
+            # Each component runs over a batch of docs before the next one starts (as
+            # nlp.pipe does): one component's code and data stay in the CPU caches, where
+            # running all eight per doc made each of them 20-30% slower.
+            while batch := list(itertools.islice(piped, _BATCH)):
+                for _, doc in batch:
+                    finalize(doc)
                 for _, proc in self._own:
-                    doc = proc(doc)
-                self._store(block, doc)
-                if progress is not None and n % 64 == 0:
-                    progress(n, total)
+                    for k, (block, doc) in enumerate(batch):
+                        out = proc(doc)
+                        if out is not doc:
+                            batch[k] = (block, out)
+                for block, doc in batch:
+                    self._store(block, doc)
+                done += len(batch)
+                if progress is not None and len(batch) == _BATCH:
+                    progress(done, total)
             for block in raw:
                 self._store(block, self._raw_doc(block.text))
         if progress is not None:
