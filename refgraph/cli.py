@@ -54,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--intent", choices=INTENTS, default="rewrite")
     c.add_argument("--declared-span", metavar="START:END", type=_span,
                    help="character range of BEFORE the rewrite claimed to touch")
+    c.add_argument("--png", metavar="FILE", help="also write the graph-diff figure as PNG")
+    c.add_argument("--svg", metavar="FILE", help="also write the graph-diff figure as SVG")
+    c.add_argument("--html", metavar="FILE",
+                   help="also write a self-contained side-by-side HTML review")
     _common(c)
 
     li = sub.add_parser("lint", help="flag what is suspect in one context (exit 1: findings)")
@@ -131,11 +135,39 @@ def _graph(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     if args.before == "-" and args.after == "-":
         raise InputError("only one of BEFORE and AFTER can be - (standard input)")
+    outputs = [(flag, path) for flag in ("png", "svg", "html")
+               if (path := getattr(args, flag)) is not None]
+    for flag, path in outputs:  # fail before the analysis, not after it
+        _check_writable(flag, path)
     before, after = read_text(args.before), read_text(args.after)
     report = analyze(before, after, intent=args.intent, mode=args.mode,
                      declared_span=args.declared_span, select=args.select, ignore=args.ignore)
     _emit(report, args.format, args.before, args.after)
+    for flag, path in outputs:
+        _write_review(report, flag, path, args.before, args.after)
     return 1 if report.verdict in ("reject", "refuse") else 0
+
+
+def _check_writable(flag: str, path: str) -> None:
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"--{flag} {path}: is a directory, not a file")
+    if not p.parent.is_dir():
+        raise InputError(f"--{flag} {path}: no such directory {str(p.parent)!r}")
+
+
+def _write_review(report: Report, flag: str, path: str, before_name: str,
+                  after_name: str) -> None:
+    """Write the figure or the HTML review; matplotlib loads only when one is asked for."""
+    from .render import write_figure, write_html
+
+    try:
+        if flag == "html":
+            write_html(report, path, before_name=before_name, after_name=after_name)
+        else:
+            write_figure(report, path, "png" if flag == "png" else "svg")
+    except OSError as exc:
+        raise InputError(f"--{flag} {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def _lint(args: argparse.Namespace) -> int:

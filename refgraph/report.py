@@ -79,6 +79,23 @@ class Report:
     def __str__(self) -> str:
         return self.format_text()
 
+    def __repr__(self) -> str:
+        """One line: verdict, codes with counts, severities, sizes (the texts stay out)."""
+        per_code = Counter(f.code for f in self.findings)
+        codes = " ".join(f"{c}x{n}" if n > 1 else c for c, n in sorted(per_code.items()))
+        counts = Counter(f.severity for f in self.findings)
+        summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
+        sizes = (f"text {len(self.before)} chars" if self.intent == "lint" else
+                 f"before {len(self.before)} chars, after {len(self.after)} chars")
+        return (f"<Report {self.verdict}: {codes or '-'} ({summary}); intent={self.intent} "
+                f"mode={self.mode}; {sizes}>")
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the side-by-side review (with the graph-diff figure) inline."""
+        from .render.html import review_fragment  # the renderer loads only when asked for
+
+        return review_fragment(self)
+
 
 class _LineIndex:
     def __init__(self, text: str) -> None:
