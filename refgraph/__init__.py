@@ -8,36 +8,64 @@
 
 from .analyze import Analyzer, analyze, lint
 from .blocks import Block, BlockKind, split_blocks
-from .errors import InputError, PipelineUnavailable, RefgraphError
+from .buffer import ContextBuffer, Revision, Snapshot
+from .errors import (
+    AmbiguousAnchor,
+    EditConflict,
+    InputError,
+    PipelineUnavailable,
+    RefgraphError,
+    RewriteRejected,
+    StaleBase,
+)
 from .findings import Evidence, Finding
+from .gate import Committed, Gate, GateRefused, GateRejected
 from .graph import build_graph, to_node_link
+from .ledger import Ledger
+from .merge import three_way_apply
 from .model import EdgeKind, NodeKind, RefGraph, RefKind
 from .nlp import load_pipeline
 from .parse import Parser
+from .patch import Hunk, Patch
 from .report import Report
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AmbiguousAnchor",
     "Analyzer",
     "Block",
     "BlockKind",
+    "Committed",
+    "ContextBuffer",
     "EdgeKind",
+    "EditConflict",
     "Evidence",
     "Finding",
+    "Gate",
+    "GateRefused",
+    "GateRejected",
+    "Hunk",
     "InputError",
+    "Ledger",
     "NodeKind",
     "Parser",
+    "Patch",
     "PipelineUnavailable",
     "RefGraph",
     "RefKind",
     "RefgraphError",
     "Report",
+    "Revision",
+    "RewriteRejected",
+    "Snapshot",
+    "StaleBase",
     "__version__",
     "analyze",
     "build_graph",
     "lint",
     "load_pipeline",
     "split_blocks",
+    "three_way_apply",
     "to_node_link",
 ]

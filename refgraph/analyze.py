@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 from .align import Alignment, UnitStatus, align
@@ -21,7 +21,17 @@ from .graph import build_graph, check_text
 from .nlp.pipeline import MODES, Mode
 from .parse import Parser
 from .report import Report, verdict_for
-from .rules import BY_CODE, INDEPENDENT, INTENTS, RULES, SPECIFICITY, Context, Rule, Side
+from .rules import (
+    BY_CODE,
+    INDEPENDENT,
+    INTENTS,
+    RECOVERABLE,
+    RULES,
+    SPECIFICITY,
+    Context,
+    Rule,
+    Side,
+)
 
 PolicyValue: TypeAlias = Severity | Literal["off"]
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
@@ -55,36 +65,56 @@ class Analyzer:
     def analyze(self, before: str, after: str, *, intent: str = "rewrite",
                 declared_span: tuple[int, int] | None = None,
                 select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
-                count_tokens: Callable[[str], int] | None = None) -> Report:
-        """Compare ``before`` and ``after`` and return a :class:`~refgraph.report.Report`."""
+                count_tokens: Callable[[str], int] | None = None,
+                justification: str | None = None,
+                protected: Sequence[tuple[int, int]] = (),
+                externalized: Sequence[tuple[int, int]] = ()) -> Report:
+        """Compare ``before`` and ``after`` and return a :class:`~refgraph.report.Report`.
+
+        ``justification`` is the patch's stated reason (RG503 reads it); ``protected`` are
+        character ranges of before that must not change (RG406); ``externalized`` are character
+        ranges of before whose text was moved to a ledger, so closure findings about what was in
+        them (RG101, RG102, RG303, RG501-RG503) are dropped: it is reconstructible, not lost.
+        """
         with gc_paused():  # see below: the graphs make cyclic-GC passes costly
             return self._analyze(before, after, intent, declared_span, select, ignore,
-                                 count_tokens)
+                                 count_tokens, justification, protected, externalized)
 
     def _analyze(self, before: str, after: str, intent: str,
                  declared_span: tuple[int, int] | None, select: Iterable[str] | None,
                  ignore: Iterable[str] | None,
-                 count_tokens: Callable[[str], int] | None) -> Report:
+                 count_tokens: Callable[[str], int] | None,
+                 justification: str | None = None,
+                 protected: Sequence[tuple[int, int]] = (),
+                 externalized: Sequence[tuple[int, int]] = ()) -> Report:
         t0 = time.perf_counter()
         before = check_text(before, "before")
         after = check_text(after, "after")
         if intent not in INTENTS:
             raise InputError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")
         span = _check_span(declared_span, len(before))
+        guarded = tuple(_check_span(r, len(before), "protected") or (0, 0) for r in protected)
+        moved = tuple(_check_span(r, len(before), "externalized") or (0, 0) for r in externalized)
+        if justification is not None:
+            justification = check_text(justification, "justification")
         rules = self._rules(select, ignore, lint=False)
         sb, sa = self._side("before", before), self._side("after", after)
+        just = self._justification(justification) if justification else None
         t1 = time.perf_counter()
         # The graphs are large and long-lived: a cyclic-GC pass over them mid-analysis costs
         # more than the rules themselves, and nothing here makes cycles worth collecting.
         with gc_paused():
             al = align(sb.units, sa.units)
-            ctx = Context(sb, sa, al, intent=intent, declared_span=span)
+            ctx = Context(sb, sa, al, intent=intent, declared_span=span, justification=just,
+                          protected=guarded)
             if intent == "prune":
                 count = count_tokens or self._count_tokens
                 ctx.tokens_before, ctx.tokens_after = count(before), count(after)
             findings: list[Finding] = []
             for rule in rules:
                 findings.extend(rule.check(ctx))
+            if moved:
+                findings = [f for f in findings if not _externalized(f, moved)]
             findings = self._apply_policy(_one_per_cause(findings))
         t2 = time.perf_counter()
         stats = {"units_before": len(sb.units), "units_after": len(sa.units),
@@ -124,6 +154,17 @@ class Analyzer:
             self._sides.move_to_end(key)
         return side
 
+    def _justification(self, text: str) -> Side:
+        key = ("justification", text)
+        side = self._sides.get(key)
+        if side is None:
+            side = Side.build("before", text, build_graph(text, mode=self.mode,
+                                                          parser=self.parser))
+            self._sides[key] = side
+            while len(self._sides) > _GRAPH_CACHE:
+                self._sides.popitem(last=False)
+        return side
+
     def _count_tokens(self, text: str) -> int:
         return len(self.parser.nlp.tokenizer(text))
 
@@ -133,7 +174,7 @@ class Analyzer:
         ign = _prefixes(ignore, "ignore")
         out = []
         for r in RULES:
-            if r.lint != lint or self.policy[r.code] == "off":
+            if r.guard or r.lint != lint or self.policy[r.code] == "off":
                 continue
             if sel and not r.code.startswith(sel):
                 continue
@@ -168,16 +209,27 @@ def _prefixes(codes: Iterable[str] | None, what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _check_span(span: object, n: int) -> tuple[int, int] | None:
+def _check_span(span: object, n: int, what: str = "declared_span") -> tuple[int, int] | None:
     if span is None:
         return None
     if not (isinstance(span, tuple | list) and len(span) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
-        raise InputError("declared_span must be a (start, end) pair of ints")
+        raise InputError(f"{what} must be a (start, end) pair of ints")
     s, e = int(span[0]), int(span[1])
     if not 0 <= s <= e <= n:
-        raise InputError(f"declared_span {s}:{e} is not within before (0:{n})")
+        raise InputError(f"{what} {s}:{e} is not within before (0:{n})")
     return s, e
+
+
+def _externalized(f: Finding, moved: tuple[tuple[int, int], ...]) -> bool:
+    """True when ``f`` is a closure finding about text that now lives in the ledger: each span
+    it cites in before overlaps an externalized range (a unit can be wider than the lines that
+    were moved: "the block holding call_1" when only call_1's line went to the ledger)."""
+    if f.code not in RECOVERABLE:
+        return False
+    cited = [e for e in f.evidence if e.side == "before"]
+    return bool(cited) and all(any(s < max(e.end, e.start + 1) and e.start < t
+                                   for s, t in moved) for e in cited)
 
 
 def _one_per_cause(findings: list[Finding]) -> list[Finding]:

@@ -19,9 +19,10 @@ import networkx as nx
 
 from . import __version__
 from .analyze import analyze, lint
-from .errors import InputError, RefgraphError
+from .errors import InputError, RefgraphError, RewriteRejected
 from .graph import build_graph, to_node_link
 from .io import read_text
+from .merge import three_way_apply
 from .model import NodeKind, RefGraph
 from .report import Report
 from .rules import INTENTS, RULES, get_rule
@@ -68,6 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rule", help="print one rule's documentation")
     r.add_argument("code", help="a finding code, e.g. RG201")
 
+    ap_ = sub.add_parser("apply", help="apply a diff authored against BASE to LIVE, or refuse "
+                                       "(exit 1: rejected)")
+    ap_.add_argument("live", help="the live context file")
+    ap_.add_argument("patch", help="a unified diff authored against BASE")
+    ap_.add_argument("--base", required=True, help="the context the diff was authored against")
+    ap_.add_argument("-o", "--output", metavar="OUT",
+                     help="write the result here (atomically) instead of standard output")
+
     d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
     d.add_argument("--examples", default=str(EXAMPLES), help=argparse.SUPPRESS)
@@ -103,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "lint":
             return _lint(args)
+        if args.command == "apply":
+            return _apply(args)
         if args.command == "rules":
             return _rules()
         if args.command == "rule":
@@ -115,6 +126,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     ap.error(f"unknown command {args.command!r}")
     return 2  # pragma: no cover  (argparse exits)
+
+
+def _apply(args: argparse.Namespace) -> int:
+    live, diff, base = read_text(args.live), read_text(args.patch), read_text(args.base)
+    try:
+        result = three_way_apply(base, live, diff)
+    except RewriteRejected as exc:
+        print(f"refgraph: rejected: {exc}", file=sys.stderr)
+        return 1
+    if args.output is None:
+        _write(result)
+        return 0
+    out = Path(args.output)
+    if out.is_dir() or not out.resolve().parent.is_dir():
+        raise InputError(f"-o {args.output}: not a file in an existing directory")
+    tmp = out.with_name(f".{out.name}.refgraph-tmp")
+    try:  # write then rename: a crash leaves the old file or the new one, never half of one
+        tmp.write_text(result, encoding="utf-8", newline="")
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"-o {args.output}: cannot write: {exc.strerror or exc}") from None
+    return 0
 
 
 def _graph(args: argparse.Namespace) -> int:

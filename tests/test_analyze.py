@@ -14,7 +14,7 @@ from refgraph.report import verdict_for
 from refgraph.rules import RULES, Rule
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.md"))
-PAIR_RULES = [r for r in RULES if not r.lint]
+PAIR_RULES = [r for r in RULES if not r.lint and not r.guard]
 LINT_RULES = [r for r in RULES if r.lint]
 VERDICT_OF = {"error": "reject", "warning": "apply-with-log", "info": "apply-with-log"}
 
@@ -52,7 +52,8 @@ def run_example(az: Analyzer, rule: type[Rule]) -> Report:
     if rule.lint:
         return az.lint(ex.before)
     assert ex.after is not None
-    return az.analyze(ex.before, ex.after, intent=ex.intent, declared_span=ex.declared_span)
+    return az.analyze(ex.before, ex.after, intent=ex.intent, declared_span=ex.declared_span,
+                      justification=ex.justification, protected=ex.protected)
 
 
 # every rule's example -------------------------------------------------------------------------

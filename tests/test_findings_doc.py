@@ -51,7 +51,9 @@ def test_rule_is_documented(rule: type[Rule]) -> None:
     ex = rule.example
     assert isinstance(ex, Example)
     assert ex.before.strip()
-    if rule.lint:
+    if rule.guard:
+        assert rule.guard_example is not None, f"guard rule {rule.code} has no stale-patch story"
+    elif rule.lint:
         assert ex.after is None, f"lint rule {rule.code} has a pair example"
     else:
         assert ex.after is not None, f"pair rule {rule.code} has no after in its example"

@@ -1,14 +1,23 @@
 """The finding catalogue: one class per code. ``docs/findings.md`` is generated from it.
 
 Codes are never reused. RG1xx referents, RG2xx quantities, RG3xx meaning, RG4xx patch shape,
-RG5xx recoverability, RG6xx single-text lint. RG401-RG403 and RG503 belong to the guarded apply.
+RG5xx recoverability, RG6xx single-text lint. RG401-RG403 are raised by the guarded apply
+(``guard = True``); RG406 and RG503 are pair rules fed by the gate (protected regions, a
+justification).
 """
 
 from __future__ import annotations
 
-from .base import Example, Rule
+from .base import Example, GuardExample, Rule
 from .context import INTENTS, Context, Intent, Side
 from .entities import MergedEntity
+from .guard import (
+    AmbiguousAnchorRule,
+    CircularJustification,
+    EditConflictRule,
+    ProtectedRegionEdit,
+    StaleBaseRule,
+)
 from .lint import OneSidedConditional, UndefinedIdentifier, UnitlessMeasure, UnresolvedReference
 from .meaning import DroppedHedge, InvertedCausality, InvertedPolarity, LostConstraint
 from .patches import NonShrinkingPrune, PatchFanout
@@ -20,8 +29,9 @@ RULES: tuple[type[Rule], ...] = (
     OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent,
     DroppedUnit, ChangedQuantity,
     InvertedPolarity, InvertedCausality, LostConstraint, DroppedHedge,
-    NonShrinkingPrune, PatchFanout,
-    UnrecoverablePrune, PrunedNegativeResult,
+    StaleBaseRule, AmbiguousAnchorRule, EditConflictRule,
+    NonShrinkingPrune, PatchFanout, ProtectedRegionEdit,
+    UnrecoverablePrune, PrunedNegativeResult, CircularJustification,
     UnitlessMeasure, UnresolvedReference, OneSidedConditional, UndefinedIdentifier,
 )
 BY_CODE: dict[str, type[Rule]] = {r.code: r for r in RULES}
@@ -30,7 +40,22 @@ BY_CODE: dict[str, type[Rule]] = {r.code: r for r in RULES}
 # is the more specific one and the other is dropped. Patch-shape codes are causes of their own.
 SPECIFICITY: tuple[str, ...] = ("RG201", "RG202", "RG304", "RG301", "RG302", "RG103", "RG102",
                                 "RG101", "RG303", "RG502", "RG501", "RG104")
-INDEPENDENT = frozenset({"RG404", "RG405"})
+INDEPENDENT = frozenset({"RG404", "RG405", "RG406", "RG503"})
+# Closure codes a ledger handle satisfies: what they miss was externalized, not lost.
+RECOVERABLE = frozenset({"RG101", "RG102", "RG303", "RG501", "RG502", "RG503"})
+
+
+def _guard_example(g: GuardExample) -> list[str]:
+    out = ["base (the revision the patch was authored against):", "```text", g.base, "```"]
+    if g.unknown_base:
+        out += ["", "the patch is bound to a text this buffer never held."]
+    for s, e, lines in g.drift:
+        out += ["", f"recorded since: lines {s + 1}-{e} replaced by", "```text", *lines, "```"]
+    if g.diff is not None:
+        out += ["", "patch (unified diff against base):", "```diff", g.diff.rstrip("\n"), "```"]
+    if g.replace is not None:
+        out += ["", f"patch: `Patch.replace({g.replace[0]!r}, {g.replace[1]!r})`"]
+    return out
 
 
 def get_rule(code: str) -> type[Rule]:
@@ -50,15 +75,19 @@ def render_markdown() -> str:
         ex = r.example
         out += ["", f"## {r.code} {r.name}", "", r.doc().split("\n", 1)[1].strip()
                 if "\n" in r.doc() else r.doc(), "", f"**Fix:** {r.hint}", "", "**Example:**", ""]
-        if ex.after is None:
+        if r.guard_example is not None:
+            out += _guard_example(r.guard_example)
+        elif ex.after is None:
             out += ["```text", ex.before, "```"]
         else:
             extra = f", declared_span={ex.declared_span}" if ex.declared_span else ""
+            extra += f", protected={list(ex.protected)}" if ex.protected else ""
+            extra += f", justification={ex.justification!r}" if ex.justification else ""
             out += [f"intent=`{ex.intent}`{extra}", "", "before:", "```text", ex.before, "```",
                     "after:", "```text", ex.after, "```"]
     return "\n".join(out).replace("\n## What", "\n### What").replace("\n## Why", "\n### Why") \
         + "\n"
 
 
-__all__ = ["BY_CODE", "INDEPENDENT", "INTENTS", "RULES", "SPECIFICITY", "Context", "Example",
-           "Intent", "Rule", "Side", "get_rule", "render_markdown"]
+__all__ = ["BY_CODE", "INDEPENDENT", "INTENTS", "RECOVERABLE", "RULES", "SPECIFICITY", "Context",
+           "Example", "GuardExample", "Intent", "Rule", "Side", "get_rule", "render_markdown"]

@@ -24,6 +24,22 @@ class Example:
     after: str | None = None
     intent: Intent = "rewrite"
     declared_span: tuple[int, int] | None = None
+    justification: str | None = None
+    protected: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GuardExample:
+    """A stale-patch story for a guarded-apply rule: ``base`` is what the patch was authored
+    against; ``drift`` edits (``start, end, new_lines``) land before it is applied; the patch is a
+    unified ``diff`` or a ``replace`` pair; ``unknown_base`` binds it to a text the buffer never
+    held. Applying it must raise the rule's code."""
+
+    base: str
+    drift: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    diff: str | None = None
+    replace: tuple[str, str] | None = None
+    unknown_base: bool = False
 
 
 class Rule:
@@ -36,6 +52,9 @@ class Rule:
     example: ClassVar[Example]
     severity: ClassVar[Severity] = "error"
     lint: ClassVar[bool] = False  # True: checks one text (``refgraph lint``), not a pair
+    # True: raised by the guarded apply (refgraph.ContextBuffer / Gate), not by the analyzer.
+    guard: ClassVar[bool] = False
+    guard_example: ClassVar[GuardExample | None] = None
 
     def check(self, ctx: Context) -> Iterator[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError

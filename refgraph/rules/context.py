@@ -135,6 +135,8 @@ class Context:
     alignment: Alignment
     intent: Intent = "rewrite"
     declared_span: tuple[int, int] | None = None
+    justification: Side | None = None  # the patch's stated reason, as its own text and graph
+    protected: tuple[tuple[int, int], ...] = ()  # character ranges of before nobody may change
     tokens_before: int = 0
     tokens_after: int = 0
     _cache: dict[str, Any] = field(default_factory=dict)

@@ -320,8 +320,8 @@ class UnsupportedReferent(Rule):
                         continue  # keys and code a summary writes to hold what it kept
                     rid = referent_id(RefKind.IDENTIFIER, str(d["name"]))
                 elif kind == NodeKind.HANDLE.value:
-                    if _list_not_path(d):
-                        continue
+                    if _list_not_path(d) or str(d["value"]).startswith("ledger:"):
+                        continue  # a ledger key cites where pruned text went: nothing invented
                     rid = referent_id(RefKind.HANDLE, str(d["value"]))
                 elif kind == NodeKind.MENTION.value and d.get("ent_label") \
                         and d["ent_label"] not in _NUMERIC_ENTITIES \

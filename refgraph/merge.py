@@ -1,0 +1,89 @@
+"""The file form of the guarded apply: a diff authored against BASE, applied to LIVE.
+
+With no recorded history between the two, positions cannot be rebased through edits, so each
+hunk is placed where its preimage (context + removed lines, as in BASE) occurs in LIVE, and only
+when that place is unique. Two independent witnesses must agree on it: the preimage search, and
+a line alignment of BASE to LIVE (difflib) that must carry the hunk's own BASE lines to exactly
+that place. A copy of the block elsewhere, a block moved or rewritten since: refused, never
+guessed (:class:`~refgraph.AmbiguousAnchor`, RG402).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from .errors import AmbiguousAnchor, InputError
+from .patch import Hunk, parse_unified_diff
+from .rebase import LineEdit, apply_hunks, check_disjoint
+
+_SHA0 = "0" * 64
+
+
+def _find_all(hay: Sequence[str], needle: Sequence[str]) -> list[int]:
+    n = len(needle)
+    if n == 0:
+        return []
+    first = needle[0]
+    return [i for i in range(len(hay) - n + 1)
+            if hay[i] == first and list(hay[i:i + n]) == list(needle)]
+
+
+def _base_to_live(base: Sequence[str], live: Sequence[str]) -> dict[int, int]:
+    """Base line index -> live line index, for the lines a line alignment keeps."""
+    out: dict[int, int] = {}
+    sm = difflib.SequenceMatcher(None, list(base), list(live), autojunk=False)
+    for a, b, size in sm.get_matching_blocks():
+        for k in range(size):
+            out[a + k] = b + k
+    return out
+
+
+def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
+    """``live_text`` with ``diff_text`` (authored against ``base_text``) applied, or a refusal.
+
+    >>> three_way_apply("a\\nb\\nc", "new\\na\\nb\\nc", "@@ -1,3 +1,3 @@\\n a\\n-b\\n+B\\n c\\n")
+    'new\\na\\nB\\nc'
+    """
+    for name, value in (("base", base_text), ("live", live_text)):
+        if not isinstance(value, str):
+            raise InputError(f"{name} must be a str")
+    from .patch import Patch  # one resolver for both forms: context must match BASE exactly
+
+    base = base_text.split("\n")
+    live = live_text.split("\n")
+    hunks = Patch(_SHA0, tuple(parse_unified_diff(diff_text))).resolve(base, "BASE")
+    if base == live:
+        return "\n".join(apply_hunks(live, [h.edit for h in hunks]))
+    mapping: dict[int, int] | None = None
+    placed: list[LineEdit] = []
+    for k, h in enumerate(hunks, 1):
+        pre = (*h.context_before, *h.old_lines, *h.context_after)
+        at = _find_all(live, pre)
+        if len(at) != 1:
+            where = "nowhere" if not at else f"at {len(at)} places (lines " + ", ".join(
+                str(i + 1) for i in at[:5]) + ")"
+            raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur "
+                                  f"{where} in LIVE; re-author the patch against LIVE")
+        start = at[0] + len(h.context_before)
+        if mapping is None:
+            mapping = _base_to_live(base, live)
+        if not _carried(h, start, mapping):
+            raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
+                                  "in LIVE, but not where BASE's own lines went; LIVE may hold a "
+                                  "copy of them: re-author the patch against LIVE")
+        placed.append(LineEdit(start, start + len(h.old_lines), h.new_lines))
+    try:
+        check_disjoint(placed)
+    except ValueError:
+        raise AmbiguousAnchor("the hunks land overlapping or out of order in LIVE; re-author "
+                              "the patch against LIVE") from None
+    return "\n".join(apply_hunks(live, placed))
+
+
+def _carried(h: Hunk, start: int, mapping: dict[int, int]) -> bool:
+    """True when the alignment takes the hunk's BASE lines to where the search found them."""
+    lo = h.start - len(h.context_before)
+    n = len(h.context_before) + len(h.old_lines) + len(h.context_after)
+    at = start - len(h.context_before)
+    return all(mapping.get(lo + k) == at + k for k in range(n))
