@@ -228,16 +228,23 @@ class ContextBuffer:
         for rev in self._history[base + 1:]:
             if k < n + len(rev.edits):
                 d = rev.edits[k - n]
-                what = (f"inserted lines at line {d.start + 1}" if d.is_insertion
-                        else f"changed lines {d.start + 1}-{d.end}")
+                what = (f"inserted lines before line {d.start + 1}" if d.is_insertion
+                        else f"changed {_lines(d.start, d.end)}")
                 return EditConflict(
-                    f"r{rev.number} {what} (in r{rev.number - 1}'s numbering), inside the lines "
-                    f"{hunk.start + 1}-{max(hunk.start + 1, hunk.end)} of r{base} that this patch "
-                    f"replaces; re-read r{self.revision} and re-author the patch against it",
+                    f"r{rev.number} {what} (numbered as in r{rev.number - 1}), where this patch "
+                    f"replaces {_lines(hunk.start, hunk.end)} of r{base}; re-read "
+                    f"r{self.revision} and re-author the patch against it",
                     live_revision=self.revision)
             n += len(rev.edits)
         return EditConflict(f"the patch conflicts with an edit since r{base}; re-author against "
                             f"r{self.revision}", live_revision=self.revision)
+
+
+def _lines(start: int, end: int) -> str:
+    """1-based, human: "line 5", "lines 5-7", "the point before line 5"."""
+    if end <= start:
+        return f"the point before line {start + 1}"
+    return f"line {start + 1}" if end == start + 1 else f"lines {start + 1}-{end}"
 
 
 def replay_text(text: str, edits: Sequence[LineEdit]) -> str:
