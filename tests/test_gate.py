@@ -204,3 +204,33 @@ def test_bad_gate_arguments(az: Analyzer) -> None:
         Gate(buf, mode="slow")
     with pytest.raises(InputError):
         Gate(buf, analyzer=az).protect(0, 5)
+
+
+def test_gate_and_concurrent_tool_results_lose_nothing(az: Analyzer) -> None:
+    import threading
+
+    buf, gate = gate_for(az)
+    done: list[int] = []
+
+    def tools(k: int) -> None:
+        for i in range(30):
+            buf.append(f"tool[t{k}] result {i}")
+
+    def rewriter() -> None:
+        for i in range(8):
+            snap = buf.snapshot()  # authored against whatever was live, applied later
+            done.append(gate.submit(Patch.replace(
+                snap.text.split("\n")[1], f"assistant: running the tests first ({i}).",
+                base=snap.sha256)).revision)
+
+    threads = [threading.Thread(target=tools, args=(k,)) for k in range(3)]
+    threads.append(threading.Thread(target=rewriter))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = buf.text.split("\n")
+    assert {f"tool[t{k}] result {i}" for k in range(3) for i in range(30)} <= set(lines)
+    assert lines[1] == "assistant: running the tests first (7)."
+    assert len(done) == 8
+    assert buf.revision == 90 + 8
