@@ -221,23 +221,28 @@ def _evidence_nodes(findings: tuple[Finding, ...], G: RefGraph,
     spans = sorted((d["start"], d["end"], n, d["kind"]) for n, d in G.nodes(data=True)
                    if d["kind"] in (*DRAWN, NodeKind.SENTENCE, NodeKind.BLOCK))
     starts = [s[0] for s in spans]
+    # A sentence that is itself a premise or an antecedent stands for its evidence better
+    # than the words inside it.
+    roled = {n for u, v, k in G.edges(keys=True) if k != EdgeKind.CONTAINS for n in (u, v)
+             if G.nodes[n]["kind"] in (NodeKind.SENTENCE, NodeKind.BLOCK)}
     out: dict[int, list[str]] = {}
     for i, f in enumerate(findings):
         for e in f.evidence:
             if e.side == side:
-                for n in _nodes_for(e, spans, starts):
+                for n in _nodes_for(e, spans, starts, roled):
                     if n not in out.setdefault(i, []):
                         out[i].append(n)
     return out
 
 
-def _nodes_for(e: Evidence, spans: list[tuple[int, int, str, str]],
-               starts: list[int]) -> list[str]:
+def _nodes_for(e: Evidence, spans: list[tuple[int, int, str, str]], starts: list[int],
+               roled: set[str]) -> list[str]:
     """The nodes that stand for one evidence span, most telling first.
 
-    A span node the evidence quotes exactly; else the meaningful nodes inside it (a
-    constraint, a negation, a number, a handle...); else the sentence or block it quotes
-    exactly; else the mentions inside it; else the smallest node around it.
+    A span node the evidence quotes exactly, or a sentence it quotes exactly that is a
+    premise or an antecedent; else the meaningful nodes inside it (a constraint, a negation,
+    a number, a handle...); else the sentence or block it quotes exactly; else the mentions
+    inside it; else the smallest node around it.
     """
     end = max(e.end, e.start + 1)
     hi = bisect.bisect_left(starts, end)
@@ -246,7 +251,7 @@ def _nodes_for(e: Evidence, spans: list[tuple[int, int, str, str]],
     structural = (NodeKind.SENTENCE, NodeKind.BLOCK)
     around = [s for s in spans[:hi] if s[0] <= e.start and s[1] >= e.end]
     groups = (
-        [s for s in exact if s[3] in DRAWN],
+        [s for s in exact if s[3] in DRAWN or s[2] in roled],
         [s for s in inside if s[3] in DRAWN and s[3] != NodeKind.MENTION],
         [s for s in exact if s[3] in structural][:1],
         [s for s in inside if s[3] == NodeKind.MENTION],
