@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from ..model import NodeKind
 from ..resources import load_json
@@ -19,7 +19,7 @@ from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .references import demonstrative_after_so
 from .text import char_range, trim
-from .view import sentence_window, view
+from .view import NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_causal"
 _NOT_AFTER_SO = frozenset({"many", "much", "far", "long", "few", "little", "that", "called",
@@ -51,69 +51,72 @@ class CausalTagger:
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
+        v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
-        for span in longest_matches(self.matcher, doc):
-            if span.text.lower() == "so that" and demonstrative_after_so(doc, span.start + 1):
+        text = v.text
+        for start, end, direction in longest_matches(self.matcher, doc):
+            word = text[v.starts[start]:v.ends[end - 1]].lower()
+            if word == "so that" and demonstrative_after_so(v, start + 1):
                 # "..., so that retry budget leaves 3 attempts": "so", then "that retry budget"
-                span = Span(doc, span.start, span.start + 1, label=span.label_)
-            sent = sentence_window(doc, span.start)
-            if not self._accept(doc, span, sent, parsed):
+                end = start + 1
+                word = text[v.starts[start]:v.ends[start]].lower()
+            lo, hi = v.window(start)
+            if not self._accept(doc, v, word, start, end, lo, hi, parsed):
                 continue
-            self._emit(doc, span, sent)
+            self._emit(doc, v, word, start, end, direction, lo, hi)
         return doc
 
     @staticmethod
-    def _accept(doc: Doc, span: Span, sent: Span, parsed: bool) -> bool:
-        word = span.text.lower()
-        nxt = doc[span.end] if span.end < sent.end else None
+    def _accept(doc: Doc, v: DocView, word: str, start: int, end: int, lo: int, hi: int,
+                parsed: bool) -> bool:
+        nxt = end if end < hi else -1
         if word == "so":
-            prev = doc[span.start - 1] if span.start > sent.start else None
-            if nxt is None or (nxt.is_punct and nxt.text != ","):
+            if nxt < 0 or (v.flags(nxt) & PUNCT and v.tok(nxt) != ","):
                 return False
-            if nxt.lower_ in _NOT_AFTER_SO and not (
-                    nxt.lower_ == "that" and demonstrative_after_so(doc, nxt.i)):
+            low = v.low(nxt)
+            if low in _NOT_AFTER_SO and not (low == "that" and demonstrative_after_so(v, nxt)):
                 return False
-            return prev is None or prev.text in (",", ";", "—", "-") or prev.lower_ == "and"
+            return start <= lo or v.tok(start - 1) in (",", ";", "—", "-") or \
+                v.low(start - 1) == "and"
         if word == "since":
-            if nxt is None or nxt.like_num or nxt.lower_ in _TEMPORAL_AFTER_SINCE:
+            if nxt < 0 or v.flags(nxt) & NUM or v.low(nxt) in _TEMPORAL_AFTER_SINCE:
                 return False
-            if parsed and doc[span.start].dep_ != "mark":
+            if parsed and doc[start].dep_ != "mark":
                 return False
         return True
 
     @staticmethod
-    def _emit(doc: Doc, span: Span, sent: Span) -> None:
-        direction = span.label_
-        at_start = span.start <= sent.start + 1 and all(
-            t.is_punct or t.is_space for t in doc[sent.start:span.start])
+    def _emit(doc: Doc, v: DocView, word: str, start: int, end: int, direction: str, lo: int,
+              hi: int) -> None:
+        at_start = start <= lo + 1 and all(v.flags(k) & (PUNCT | SPACE)
+                                           for k in range(lo, start))
         premise: tuple[int, int] | None
         if direction == "forward":
-            conclusion = trim(doc, span.end, sent.end)
+            conclusion = trim(v, end, hi)
             # At a sentence start the premise is the previous sentence: the graph links it.
-            premise = None if at_start else trim(doc, sent.start, span.start)
+            premise = None if at_start else trim(v, lo, start)
         elif at_start:
-            k = span.end
-            while k < sent.end and doc[k].text not in _BREAK:
+            k = end
+            while k < hi and v.tok(k) not in _BREAK:
                 k += 1
-            premise = trim(doc, span.end, k)
-            conclusion = trim(doc, k, sent.end)
+            premise = trim(v, end, k)
+            conclusion = trim(v, k, hi)
         else:
-            premise = trim(doc, span.end, sent.end)
-            conclusion = trim(doc, sent.start, span.start)
+            premise = trim(v, end, hi)
+            conclusion = trim(v, lo, start)
         if conclusion[0] >= conclusion[1] or (premise is not None and premise[0] >= premise[1]):
             return
-        c0, c1 = char_range(doc, *conclusion)
-        attrs: dict[str, Any] = {"connective": span.text.lower(), "direction": direction,
+        c0, c1 = char_range(v, *conclusion)
+        attrs: dict[str, Any] = {"connective": word, "direction": direction,
                                  "conclusion_start": c0, "conclusion_end": c1}
         if premise is None:
             attrs["premise_scope"] = "previous"
             attrs["order"] = "premise-first"
         else:
-            p0, p1 = char_range(doc, *premise)
+            p0, p1 = char_range(v, *premise)
             attrs.update(premise_start=p0, premise_end=p1, premise_scope="sentence",
                          order="premise-first" if p0 < c0 else "conclusion-first")
-        add(doc, SPAN_KEY, NodeKind.CAUSAL, span.start_char, span.end_char, label="CAUSAL",
+        add(doc, SPAN_KEY, NodeKind.CAUSAL, v.starts[start], v.ends[end - 1], label="CAUSAL",
             **attrs)
 
 

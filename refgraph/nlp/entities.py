@@ -190,7 +190,7 @@ class EntityTagger:
             return [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(text)]
         found = {v.token_at(m.start()) for m in _CAPITAL.finditer(text)}
         size = len(text)
-        for _, i, _ in self.determiners(doc):
+        for _, i, _ in self.determiners.matches(doc, v):
             a = v.starts[i]
             b = v.ends[i]
             if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):

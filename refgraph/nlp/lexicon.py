@@ -1,41 +1,107 @@
-"""Build spaCy PhraseMatchers from refgraph's lexicon files (matched on lower-cased tokens)."""
+"""Phrase lookups for refgraph's lexicon files, matched on lower-cased tokens.
+
+:class:`PhraseIndex` finds exactly what ``spacy.matcher.PhraseMatcher(vocab, attr="LOWER")``
+finds, from the token view (``refgraph.nlp.view``): the phrases are tokenized by the
+pipeline's own tokenizer and compared by lower-case string id, token by token. Calling a
+PhraseMatcher per component and doc, and making a ``Span`` per match, cost more than most
+components' rules; here the tokens that can start any phrase are found once per doc, for every
+index at once, and each index walks its phrases from those tokens only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
+
+from .view import DocView, view
+
+# Lower-case ids of the first word of every phrase of every index built so far: a doc's
+# candidate tokens are found with one pass for all of them.
+_FIRSTS: set[int] = set()
+_HITS_KEY = "rg_phrase_hits"
 
 
-def phrase_matcher(nlp: Language, labelled: Mapping[str, str]) -> PhraseMatcher:
-    """A matcher whose match label is the value for each phrase key."""
-    matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-    by_label: dict[str, list[Doc]] = {}
-    for phrase, label in labelled.items():
-        by_label.setdefault(label, []).append(nlp.make_doc(phrase))
-    for label, docs in by_label.items():
-        matcher.add(label, docs)
-    return matcher
+class _Node:
+    """A trie node: the phrases continue by token id; ``labels`` of the phrases ending here."""
+
+    __slots__ = ("labels", "next")
+
+    def __init__(self) -> None:
+        self.next: dict[int, _Node] = {}
+        self.labels: list[str] = []
 
 
-def longest_matches(matcher: PhraseMatcher, doc: Doc) -> list[Span]:
-    """Matches as labelled spans, overlaps resolved in favour of the longest (then first).
+class PhraseIndex:
+    """A phrase -> label lexicon, matched like a ``PhraseMatcher`` on ``LOWER``."""
 
-    ``spacy.util.filter_spans`` on the raw (label, start, end) matches, so that a Span is made
-    only for a match that is kept (most blocks match nothing, many match one phrase twice).
-    """
-    matches = matcher(doc)
+    def __init__(self, nlp: Language, labelled: Mapping[str, str]) -> None:
+        self.root = _Node()
+        for phrase, label in labelled.items():
+            ids = [tok.lower for tok in nlp.make_doc(phrase)]
+            if not ids:
+                continue  # as the PhraseMatcher skips an empty pattern
+            node = self.root
+            for t in ids:
+                nxt = node.next.get(t)
+                if nxt is None:
+                    nxt = node.next[t] = _Node()
+                node = nxt
+            if label not in node.labels:
+                node.labels.append(label)
+        _FIRSTS.update(self.root.next)
+
+    def matches(self, doc: Doc, v: DocView) -> list[tuple[str, int, int]]:
+        """Every (label, start, end) match, in the PhraseMatcher's order: by start, then end."""
+        lows = v.lows
+        n = len(lows)
+        first = self.root.next
+        found: list[tuple[str, int, int]] = []
+        for start in _hits(doc, v):
+            node = first.get(lows[start])
+            end = start + 1
+            while node is not None:
+                for label in node.labels:
+                    found.append((label, start, end))
+                if end >= n:
+                    break
+                node = node.next.get(lows[end])
+                end += 1
+        return found
+
+
+def _hits(doc: Doc, v: DocView) -> list[int]:
+    """Tokens whose lower-case form starts a phrase of some index (kept in the doc)."""
+    data = doc.user_data
+    cached = data.get(_HITS_KEY)
+    if cached is not None and cached[0] == len(_FIRSTS) and cached[1] == len(v.lows):
+        hits: list[int] = cached[2]
+        return hits
+    firsts = _FIRSTS
+    hits = [i for i, t in enumerate(v.lows) if t in firsts]
+    data[_HITS_KEY] = (len(firsts), len(v.lows), hits)  # plain data: doc.to_bytes() keeps working
+    return hits
+
+
+def phrase_matcher(nlp: Language, labelled: Mapping[str, str]) -> PhraseIndex:
+    """A phrase index whose match label is the value for each phrase key."""
+    return PhraseIndex(nlp, labelled)
+
+
+def longest_matches(index: PhraseIndex, doc: Doc) -> list[tuple[int, int, str]]:
+    """Matches as (start, end, label), overlaps resolved in favour of the longest (then first),
+    as ``spacy.util.filter_spans`` resolves them; sorted by start."""
+    matches = index.matches(doc, view(doc))
     if not matches:
         return []
     # The same order filter_spans takes them in: longest first, then leftmost (stable).
     ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
     seen: set[int] = set()
-    kept: list[tuple[int, int, int]] = []
+    kept: list[tuple[int, int, str]] = []
     for label, start, end in ordered:
         if start not in seen and end - 1 not in seen:
             kept.append((start, end, label))
             seen.update(range(start, end))
     kept.sort(key=lambda k: k[0])
-    return [Span(doc, start, end, label=label) for start, end, label in kept]
+    return kept

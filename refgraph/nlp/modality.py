@@ -16,6 +16,7 @@ from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
+from .view import view
 
 SPAN_KEY = "rg_hedges"
 _MONTH_LIKE = frozenset({"may"})
@@ -46,18 +47,20 @@ class ModalityTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         terms = _lex()["terms"]
-        for span in longest_matches(self.matcher, doc):
-            term = span.label_
-            nxt = doc[span.end].text if span.end < len(doc) else ""
-            prev = doc[span.start - 1].text if span.start > 0 else ""
+        v = view(doc)
+        n = len(v.starts)
+        for start, end, term in longest_matches(self.matcher, doc):
+            nxt = v.tok(end) if end < n else ""
+            prev = v.tok(start - 1) if start > 0 else ""
             if term in self.needs_number and not _numberish(nxt):
                 continue
             if term in self.needs_number_after and not _numberish(prev):
                 continue
-            if term in _MONTH_LIKE and span.text[:1].isupper() and nxt[:1].isdigit():
+            s, e = v.starts[start], v.ends[end - 1]
+            if term in _MONTH_LIKE and v.text[s:s + 1].isupper() and nxt[:1].isdigit():
                 continue  # "May 2024"
             modality, strength = terms[term]
-            add(doc, SPAN_KEY, NodeKind.HEDGE, span.start_char, span.end_char, label="HEDGE",
+            add(doc, SPAN_KEY, NodeKind.HEDGE, s, e, label="HEDGE",
                 term=term, modality=modality, strength=float(strength))
         return doc
 

@@ -31,7 +31,7 @@ from .text import (
     common_verbs,
     trim,
 )
-from .view import sentence_window, view
+from .view import PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_negations"
 COND_KEY = "rg_conditionals"
@@ -108,41 +108,40 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
             yield found
 
 
-def value_no(doc: Doc, i: int) -> bool:
+def value_no(v: DocView, i: int) -> bool:
     """Whether "no" at token ``i`` is a value or an interjection, not a negation: a table cell
     ("| STRING | no |"), a field value ("nullable: no", "yes or no"), or a discourse "no"
     ("actually no, let me check", "oh no."). A bare answer ("No, it is cold.") still negates."""
-    nxt = doc[i + 1] if i + 1 < len(doc) else None
-    if nxt is not None:
-        if nxt.text in _CELL:
+    if i + 1 < len(v.starts):
+        if v.tok(i + 1) in _CELL:
             return True
-        if not (nxt.is_punct or nxt.is_space):
+        if not v.flags(i + 1) & (PUNCT | SPACE):
             return False  # "no rows", "no longer": it governs what follows
     k = i - 1
-    while k >= 0 and doc[k].is_space:
+    while k >= 0 and v.flags(k) & SPACE:
         k -= 1
     if k < 0:
         return False
-    prev = doc[k]
-    return prev.text in _VALUE_BEFORE or prev.lower_ in _INTERJECTIONS
+    return v.tok(k) in _VALUE_BEFORE or v.low(k) in _INTERJECTIONS
 
 
-def _rhetorical(doc: Doc, span: Span) -> bool:
+def _rhetorical(v: DocView, start: int, end: int) -> bool:
     """Tag and rhetorical questions ("does it not?", "Don't you see?") do not negate."""
-    if span.text.lower() not in ("not", "n't"):
+    if v.text[v.starts[start]:v.ends[end - 1]].lower() not in ("not", "n't"):
         return False
-    sent = sentence_window(doc, span.start)
-    last = sent.end - 1
-    while last > sent.start and doc[last].is_space:
+    lo, hi = v.window(start)
+    last = hi - 1
+    while last > lo and v.flags(last) & SPACE:
         last -= 1
-    if doc[last].text != "?":
+    if v.tok(last) != "?":
         return False
-    i = span.start
-    if i >= 2 and doc[i - 1].lower_ in _PRON and doc[i - 2].lower_ in _AUX and \
-            i + 1 < len(doc) and doc[i + 1].text in ("?", ","):
+    i = start
+    n = len(v.starts)
+    if i >= 2 and v.low(i - 1) in _PRON and v.low(i - 2) in _AUX and \
+            i + 1 < n and v.tok(i + 1) in ("?", ","):
         return True  # the tag of "..., does it not?"
-    return i >= 1 and doc[i - 1].i == sent.start and doc[i - 1].lower_ in _AUX \
-        and i + 1 < len(doc) and doc[i + 1].lower_ in _PRON  # "Don't you see?"
+    return i >= 1 and i - 1 == lo and v.low(i - 1) in _AUX \
+        and i + 1 < n and v.low(i + 1) in _PRON  # "Don't you see?"
 
 
 def _dep_scope(cue: Token, sent: Span) -> tuple[int, int] | None:
@@ -196,91 +195,90 @@ class NegationTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         ensure_group(doc, COND_KEY)
-        view(doc, refresh=True)  # sentence bounds may be new since the last component
+        v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         accurate = self.use_dependencies and doc.has_annotation("DEP")
+        text = v.text
+        n = len(v.starts)
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
-        for span in longest_matches(self.cues, doc):
-            kind = span.label_
-            if kind == "pseudo" or _rhetorical(doc, span):
+        for start, end, kind in longest_matches(self.cues, doc):
+            if kind == "pseudo" or _rhetorical(v, start, end):
                 continue
-            if span.end - span.start == 1 and doc[span.start].lower_ == "no" and \
-                    value_no(doc, span.start):
+            if end - start == 1 and v.low(start) == "no" and value_no(v, start):
                 continue
             if kind == "adverbial":
-                prev = doc[span.start - 1].lower_ if span.start > 0 else ""
+                prev = v.low(start - 1) if start > 0 else ""
                 if prev not in _HAVE_BE:
                     continue  # "he was no doubt there": a sentence adverb
                 kind = "syntactic"
-                span = doc[span.start:span.start + 1]
-            if kind == "exception" and negs and \
-                    negs[-1][0] >= doc[sentence_window(doc, span.start).start].idx:
+                end = start + 1
+            if kind == "exception" and negs and negs[-1][0] >= v.starts[v.window(start)[0]]:
                 continue  # "nothing ... except X" restates the negation, adds none
-            if kind == "lexical" and span.end < len(doc) and doc[span.end].text == "-":
+            if kind == "lexical" and end < n and v.tok(end) == "-":
                 continue  # "absent-minded"
-            if span.text.lower() == "no" and span.end < len(doc) and doc[span.end].lower_ in (
-                    ".", ",", "!"):
+            cs, ce = v.starts[start], v.ends[end - 1]
+            cue = text[cs:ce]
+            if cue.lower() == "no" and end < n and v.low(end) in (".", ",", "!"):
                 kind = "syntactic"  # a bare "No." answer still negates
-            self._emit(doc, span.start, span.end, span.start_char, span.end_char, kind,
-                       span.text, accurate)
-            negs.append((span.start_char, span.end_char))
-        for m in _affix_candidates(view(doc).text):
+            self._emit(doc, v, start, end, cs, ce, kind, cue, accurate)
+            negs.append((cs, ce))
+        for m in _affix_candidates(text):
             aff = affix_cue(m.group())
             if aff is None:
                 continue
-            tok_span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
-            if tok_span is None:
-                continue
-            tok = doc[tok_span.start]
+            # The word is letters only, so both its ends are inside tokens (as
+            # doc.char_span(..., alignment_mode="expand") finds them).
+            ts, te = v.token_at(m.start()), v.token_at(m.end() - 1) + 1
             if m.group().lower().startswith("un") and (
-                    tok.tag_ in ("VB", "VBD", "VBZ", "VBP", "VBG") if accurate
+                    doc[ts].tag_ in ("VB", "VBD", "VBZ", "VBP", "VBG") if accurate
                     else m.group().lower().endswith("ing")):
                 continue  # "unroll", "undoing": reversal, not negation
             s, e = m.start() + aff[0], m.start() + aff[1]
-            self._emit(doc, tok_span.start, tok_span.end, s, e, "affix", m.group()[aff[0]:aff[1]],
-                       accurate, word=m.group())
+            self._emit(doc, v, ts, te, s, e, "affix", m.group()[aff[0]:aff[1]], accurate,
+                       word=m.group())
             negs.append((s, e))
-        self._conditionals(doc, negs, accurate)
+        self._conditionals(doc, v, negs, accurate)
         return doc
 
-    def _emit(self, doc: Doc, ts: int, te: int, cs: int, ce: int, kind: str, cue: str,
-              accurate: bool, word: str | None = None) -> None:
-        sent = sentence_window(doc, ts)
-        rng = _dep_scope(doc[ts], sent) if accurate else None
+    def _emit(self, doc: Doc, v: DocView, ts: int, te: int, cs: int, ce: int, kind: str,
+              cue: str, accurate: bool, word: str | None = None) -> None:
+        lo, hi = v.window(ts)
+        rng = _dep_scope(doc[ts], doc[lo:hi]) if accurate else None
         if rng is None:
-            rng = clause_bounds(doc, sent, ts)
+            rng = clause_bounds(v, lo, hi, ts)
             rng = (rng[0], max(rng[1], te))
-        if te < sent.end and rng[1] <= te + 1 and doc[te].lower_ in _SUBORDINATORS:
+        if te < hi and rng[1] <= te + 1 and v.low(te) in _SUBORDINATORS:
             # "not before the window ends", "not at all while they have an escalation": the cue
             # negates the clause it opens, so the scope runs to that clause's end.
+            openers = clause_openers()
             k = te + 1
-            while k < sent.end and doc[k].text not in CLAUSE_PUNCT and \
-                    doc[k].lower_ not in clause_openers():
+            while k < hi and v.tok(k) not in CLAUSE_PUNCT and v.low(k) not in openers:
                 k += 1
             rng = (rng[0], max(rng[1], k))
-        s, e = trim(doc, *rng)
+        s, e = trim(v, *rng)
         if s >= e:
             s, e = ts, te
-        scope_start, scope_end = char_range(doc, s, e)
+        scope_start, scope_end = char_range(v, s, e)
         add(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, label="NEG", cue=cue.lower(),
             cue_kind=kind, scope_start=scope_start, scope_end=scope_end, word=word)
 
-    def _conditionals(self, doc: Doc, negs: list[tuple[int, int]], accurate: bool) -> None:
+    def _conditionals(self, doc: Doc, v: DocView, negs: list[tuple[int, int]],
+                      accurate: bool) -> None:
         cue_starts = sorted(s for s, _ in negs)
-        for span in longest_matches(self.conditionals, doc):
-            marker = span.text.lower()
-            first = doc[span.start]
-            if marker in self.ambiguous and not _introduces_clause(doc, span, accurate):
+        text = v.text
+        for start, end, kind in longest_matches(self.conditionals, doc):
+            cs, ce = v.starts[start], v.ends[end - 1]
+            marker = text[cs:ce].lower()
+            if marker in self.ambiguous and not _introduces_clause(doc, v, start, end, accurate):
                 continue
-            sent = sentence_window(doc, first.i)
-            ante, cons = _parts(doc, span, sent, accurate)
+            lo, hi = v.window(start)
+            ante, cons = _parts(doc, v, start, end, lo, hi, accurate)
             if ante is None or cons is None:
                 continue
-            a0, a1 = char_range(doc, *ante)
-            c0, c1 = char_range(doc, *cons)
-            kind = span.label_
+            a0, a1 = char_range(v, *ante)
+            c0, c1 = char_range(v, *cons)
             a_neg = _count(cue_starts, a0, a1) + (1 if kind == "unless" else 0)
             c_neg = _count(cue_starts, c0, c1)
-            add(doc, COND_KEY, NodeKind.CONDITIONAL, span.start_char, span.end_char,
+            add(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce,
                 label="COND", marker=marker, cond_kind=kind,
                 antecedent_start=a0, antecedent_end=a1, consequent_start=c0, consequent_end=c1,
                 antecedent_polarity="negative" if a_neg % 2 else "positive",
@@ -292,47 +290,49 @@ def _count(starts: list[int], lo: int, hi: int) -> int:
     return bisect.bisect_left(starts, hi) - bisect.bisect_left(starts, lo)
 
 
-def _introduces_clause(doc: Doc, span: Span, accurate: bool) -> bool:
+def _introduces_clause(doc: Doc, v: DocView, start: int, end: int, accurate: bool) -> bool:
     """'before tests pass' opens a clause; 'before noon' does not."""
     if accurate:
-        first = doc[span.start]
+        first = doc[start]
         return first.dep_ == "mark" or (first.dep_ == "advmod" and first.head.dep_ == "advcl")
-    for tok in doc[span.end: min(len(doc), span.end + 6)]:
-        if tok.is_punct:
+    verbs = common_verbs()
+    for k in range(end, min(len(v.starts), end + 6)):
+        if v.flags(k) & PUNCT:
             return False
-        if tok.lower_ in common_verbs() or tok.text.endswith("ed") or (
-                tok.lower_.endswith("s") and tok.i > span.end):
+        low = v.low(k)
+        if low in verbs or v.tok(k).endswith("ed") or (low.endswith("s") and k > end):
             return True
     return False
 
 
-def _parts(doc: Doc, span: Span, sent: Span, accurate: bool
-           ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-    """Token ranges (antecedent, consequent) of the conditional opened by ``span``."""
-    marker_start, marker_end = span.start, span.end
+def _parts(doc: Doc, v: DocView, marker_start: int, marker_end: int, lo: int, hi: int,
+           accurate: bool) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """Token ranges (antecedent, consequent) of the conditional whose marker is the tokens
+    [marker_start, marker_end), in the sentence window [lo, hi)."""
+    sent_start, sent_end = lo, hi
     if accurate and doc[marker_start].dep_ == "mark":
         clause = doc[marker_start].head
         # The subtree's edges, clipped to the window (walking the subtree is O(n) per cue).
-        lo = max(clause.left_edge.i, sent.start)
-        hi = min(clause.right_edge.i + 1, sent.end)
-        ante = trim(doc, marker_end, hi)
+        lo = max(clause.left_edge.i, sent_start)
+        hi = min(clause.right_edge.i + 1, sent_end)
+        ante = trim(v, marker_end, hi)
     else:
         hi = marker_end
-        while hi < sent.end and doc[hi].text not in (",", ";", ".", "!", "?", ":") \
-                and doc[hi].lower_ != "then":
+        while hi < sent_end and v.tok(hi) not in (",", ";", ".", "!", "?", ":") \
+                and v.low(hi) != "then":
             hi += 1
         lo = marker_start
-        ante = trim(doc, marker_end, hi)
-    if at_clause_start(doc, sent, marker_start):
+        ante = trim(v, marker_end, hi)
+    if at_clause_start(v, sent_start, marker_start):
         # "If A, B": the consequent follows the antecedent.
         k = hi
-        while k < sent.end and (doc[k].is_punct or doc[k].lower_ == "then"):
+        while k < sent_end and (v.flags(k) & PUNCT or v.low(k) == "then"):
             k += 1
-        cons = trim(doc, k, sent.end)
+        cons = trim(v, k, sent_end)
     else:
-        cons = trim(doc, sent.start, lo)
+        cons = trim(v, sent_start, lo)
         if cons[0] >= cons[1]:
-            cons = trim(doc, hi, sent.end)
+            cons = trim(v, hi, sent_end)
     if ante[0] >= ante[1] or cons[0] >= cons[1]:
         return None, None
     return ante, cons

@@ -12,13 +12,14 @@ from functools import cache
 from typing import Any
 
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import common_verbs, is_wordlike, looks_verbal, norm, stopwords, verb_by_context
+from .view import ALPHA, PUNCT, DocView, view
 
 SPAN_KEY = "rg_deictics"
 _BEFORE_THAT = frozenset({
@@ -45,15 +46,14 @@ def _mass_nouns() -> frozenset[str]:
     return frozenset(_lex()["mass_nouns"])
 
 
-def _description(doc: Doc, start: int, accurate: bool, det: str = "") -> tuple[int, str, str]:
+def _description(doc: Doc, v: DocView, start: int, accurate: bool, det: str = ""
+                 ) -> tuple[int, str, str]:
     """(end token, head, modifiers) of the noun phrase starting at token ``start``.
 
     ``det`` is the word before it: after a singular demonstrative ("that", "this") the head is
     singular, so in fast mode an -s word after the first noun is the verb ("that retry budget
     leaves 3 attempts").
     """
-    lex = _lex()
-    bad_first = frozenset(lex["not_after_determiner"])
     if accurate and start < len(doc):
         # The parse knows where the noun phrase ends: walk to its head noun.
         j = start
@@ -71,56 +71,70 @@ def _description(doc: Doc, start: int, accurate: bool, det: str = "") -> tuple[i
                 continue
             break
         if last >= 0:
-            return _split(doc, start, last + 1)
+            return _split(v, start, last + 1)
         return start, "", ""
+    return _fast_description(v, start, det)
+
+
+def _fast_description(v: DocView, start: int, det: str) -> tuple[int, str, str]:
+    """``_description`` without a parse."""
+    bad_first = _not_after_determiner()
     singular = det in _SINGULAR
+    n = len(v.starts)
+    stop = stopwords()
     j = start
-    while j < len(doc) and j < start + 4:
-        t = doc[j]
-        if not is_wordlike(t) or t.lower_ in stopwords() or (j == start and t.lower_ in bad_first):
+    while j < n and j < start + 4:
+        low = v.low(j)
+        if not is_wordlike(v, j) or low in stop or (j == start and low in bad_first):
             break
-        if j == start and singular and _third_person(t) and t.lower_ in common_verbs():
+        if j == start and singular and _third_person(v, j) and low in common_verbs():
             break  # "this leaves 3 attempts": the pronoun, then its verb
-        if j > start and _verb_after_noun(doc, j, singular):
+        if j > start and _verb_after_noun(v, j, singular):
             break
         j += 1
     if j == start:
         return start, "", ""
-    return _split(doc, start, j)
+    return _split(v, start, j)
 
 
-def _third_person(tok: Token) -> bool:
+@cache
+def _not_after_determiner() -> frozenset[str]:
+    return frozenset(_lex()["not_after_determiner"])
+
+
+def _third_person(v: DocView, j: int) -> bool:
     """An -s form that is not a noun ending ("leaves", not "class", "status", "analysis")."""
-    low = tok.lower_
-    return tok.is_alpha and tok.text.islower() and len(low) > 3 and low.endswith("s") and \
-        not low.endswith(_NOT_VERB_S)
+    low = v.low(j)
+    return bool(v.flags(j) & ALPHA) and v.tok(j).islower() and len(low) > 3 and \
+        low.endswith("s") and not low.endswith(_NOT_VERB_S)
 
 
-def _verb_after_noun(doc: Doc, j: int, singular: bool) -> bool:
+def _verb_after_noun(v: DocView, j: int, singular: bool) -> bool:
     """Fast mode: whether token ``j``, after a noun of the phrase, is (probably) its verb."""
-    t = doc[j]
-    low = t.lower_
-    if low in _MODALS or looks_verbal(t, accurate=False) or verb_by_context(doc, j):
+    low = v.low(j)
+    n = len(v.starts)
+    if low in _MODALS or looks_verbal(low) or verb_by_context(v, j):
         return True
-    if t.text.islower() and len(low) >= 5 and low.endswith("ed") and not low.endswith("eed"):
+    if v.tok(j).islower() and len(low) >= 5 and low.endswith("ed") and not low.endswith("eed"):
         return True  # "that retry budget timed out", "those mirrors failed"
-    if singular and _third_person(t):
+    if singular and _third_person(v, j):
         # "that retry budget leaves 3 attempts": a singular head takes an -s verb; before
         # another noun the -s word is a modifier ("that users table").
-        nxt = doc[j + 1] if j + 1 < len(doc) else None
-        return nxt is None or not is_wordlike(nxt) or nxt.lower_ in stopwords() or \
-            nxt.lower_.endswith("ly")
-    return j + 1 < len(doc) and doc[j + 1].lower_ in _DETERMINERS  # "those retries hit the cap"
+        if j + 1 >= n:
+            return True
+        nxt = v.low(j + 1)
+        return not is_wordlike(v, j + 1) or nxt in stopwords() or nxt.endswith("ly")
+    return j + 1 < n and v.low(j + 1) in _DETERMINERS  # "those retries hit the cap"
 
 
-def _np_ends_clause(doc: Doc, start: int) -> bool:
+def _np_ends_clause(v: DocView, start: int) -> bool:
     """ "... caps that retry budget." : a noun phrase then the clause ends, so "that" is a
     determiner; a complementizer is followed by a subject and a verb."""
-    end, head, _ = _description(doc, start, accurate=False, det="that")
-    return bool(head) and (end >= len(doc) or doc[end].is_punct)
+    end, head, _ = _fast_description(v, start, det="that")
+    return bool(head) and (end >= len(v.starts) or bool(v.flags(end) & PUNCT))
 
 
-def demonstrative_after_so(doc: Doc, i: int) -> bool:
+def demonstrative_after_so(v: DocView, i: int) -> bool:
     """Whether "that" at token ``i``, after "so", is the demonstrative of a subject noun phrase
     ("so that retry budget leaves 3 attempts") rather than the purpose "so that" ("so that we
     can retry", "so that users see it", "so that data is fresh").
@@ -130,29 +144,30 @@ def demonstrative_after_so(doc: Doc, i: int) -> bool:
     be a subject on its own, so "that" is its determiner. The same rule in both modes: the
     tagger reads "so that flag is set" and "so that data is fresh" alike.
     """
-    end, head, _ = _description(doc, i + 1, accurate=False, det="that")
+    end, head, _ = _fast_description(v, i + 1, det="that")
     if not head or end == i + 1:
         return False
-    last = doc[end - 1]
-    if last.text.islower() and norm(last.text) != last.lower_:
+    last = v.tok(end - 1)
+    last_low = v.low(end - 1)
+    if last.islower() and norm(last) != last_low:
         return False  # a plural head: "so that users can retry"
-    if last.lower_ in _mass_nouns():
+    if last_low in _mass_nouns():
         return False  # "so that data is fresh", "so that retry traffic drains"
-    if end == i + 2 and not last.text.islower():
+    if end == i + 2 and not last.islower():
         return False  # a name: "so that Alice can review", "so that CI passes"
-    if end >= len(doc) or doc[end].is_punct:
+    if end >= len(v.starts) or v.flags(end) & PUNCT:
         return True
-    nxt = doc[end]
-    return nxt.lower_ in _MODALS or nxt.lower_ in _BE or _verb_after_noun(doc, end, True)
+    nxt = v.low(end)
+    return nxt in _MODALS or nxt in _BE or _verb_after_noun(v, end, True)
 
 
-def _split(doc: Doc, start: int, end: int) -> tuple[int, str, str]:
-    words = [_word(doc[k]) for k in range(start, end) if doc[k].text != "-"]
+def _split(v: DocView, start: int, end: int) -> tuple[int, str, str]:
+    words = [_word(v.tok(k)) for k in range(start, end) if v.tok(k) != "-"]
     return end, words[-1], " ".join(words[:-1])
 
 
-def _word(tok: Token) -> str:
-    return tok.text if ("_" in tok.text or tok.text.isupper()) else norm(tok.text)
+def _word(text: str) -> str:
+    return text if ("_" in text or text.isupper()) else norm(text)
 
 
 class ReferenceTagger:
@@ -169,55 +184,54 @@ class ReferenceTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         accurate = self.resolve_pronouns and doc.has_annotation("TAG")
+        v = view(doc)
+        text = v.text
         covered: set[int] = set()
-        for span in longest_matches(self.phrases, doc):
-            label = span.label_
-            word = span.text.lower()
+        for start, end, label in longest_matches(self.phrases, doc):
+            word = text[v.starts[start]:v.ends[end - 1]].lower()
             if label.startswith("det:"):
                 kind = label[4:]
-                first = doc[span.start]
-                after_so = word == "that" and span.start > 0 and doc[span.start - 1].lower_ == "so"
+                after_so = word == "that" and start > 0 and v.low(start - 1) == "so"
                 if after_so:
-                    if not demonstrative_after_so(doc, span.start):
+                    if not demonstrative_after_so(v, start):
                         continue  # the purpose "so that we can retry"
                 elif accurate and word in ("that", "this", "these", "those") and (
-                        first.tag_ == "WDT" or (first.dep_ == "mark" and span.start > 0
-                        and doc[span.start - 1].pos_ in ("VERB", "AUX", "NOUN"))):
+                        doc[start].tag_ == "WDT" or (doc[start].dep_ == "mark" and start > 0
+                        and doc[start - 1].pos_ in ("VERB", "AUX", "NOUN"))):
                     continue  # the complementizer or relative "that"
-                elif not accurate and word == "that" and span.start > 0 and \
-                        doc[span.start - 1].lower_ not in _BEFORE_THAT and \
-                        not doc[span.start - 1].is_punct and \
-                        not _np_ends_clause(doc, span.end):
+                elif not accurate and word == "that" and start > 0 and \
+                        v.low(start - 1) not in _BEFORE_THAT and \
+                        not v.flags(start - 1) & PUNCT and \
+                        not _np_ends_clause(v, end):
                     continue  # probably the complementizer: "we know that retries fail"
-                end, head, mods = _description(doc, span.end, accurate, det=word)
+                e, head, mods = _description(doc, v, end, accurate, det=word)
                 if not head:
                     if word in ("this", "these", "those", "the above") or (
-                            accurate and word == "that" and first.pos_ == "PRON"
-                            and first.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
-                        self._add(doc, span.start, span.end, "discourse", word, "", "")
+                            accurate and word == "that" and doc[start].pos_ == "PRON"
+                            and doc[start].dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")):
+                        self._add(doc, v, start, end, "discourse", word, "", "")
                     elif word in ("the former", "the latter", "the same"):
-                        self._add(doc, span.start, span.end, kind, word, "", "")
+                        self._add(doc, v, start, end, kind, word, "", "")
                     continue
-                self._add(doc, span.start, end, kind, word, head, mods)
+                self._add(doc, v, start, e, kind, word, head, mods)
             else:
-                self._add(doc, span.start, span.end, label, word, "", "")
-            covered.update(range(span.start, span.end))
+                self._add(doc, v, start, end, label, word, "", "")
+            covered.update(range(start, end))
         if accurate:
             for tok in doc:
                 if tok.i in covered or tok.pos_ != "PRON" or tok.lower_ not in self.pronouns:
                     continue
                 if tok.lower_ == "it" and tok.dep_ == "expl":
                     continue
-                self._add(doc, tok.i, tok.i + 1, "pronoun", tok.lower_, "", "")
+                self._add(doc, v, tok.i, tok.i + 1, "pronoun", tok.lower_, "", "")
         return doc
 
     @staticmethod
-    def _add(doc: Doc, ts: int, te: int, kind: str, word: str, head: str, mods: str) -> None:
-        s = doc[ts].idx
-        e = doc[te - 1].idx + len(doc[te - 1].text)
+    def _add(doc: Doc, v: DocView, ts: int, te: int, kind: str, word: str, head: str,
+             mods: str) -> None:
         description = f"{mods} {head}".strip()
-        add(doc, SPAN_KEY, NodeKind.DEICTIC, s, e, label="DEIXIS", deictic_kind=kind,
-            word=word, head=head or None, modifiers=mods or None,
+        add(doc, SPAN_KEY, NodeKind.DEICTIC, v.starts[ts], v.ends[te - 1], label="DEIXIS",
+            deictic_kind=kind, word=word, head=head or None, modifiers=mods or None,
             description=description or None)
 
 

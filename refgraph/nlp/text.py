@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from spacy.tokens import Doc, Span, Token
-
 from ..resources import load_words
+from .view import ALPHA, PUNCT, SPACE, DocView
 
 # Punctuation that ends a clause for the rule-based (fast mode) scopes.
 CLAUSE_PUNCT = frozenset({",", ";", ":", "(", ")", "—", "–", ".", "!", "?", '"', "“", "”", "[",
@@ -40,51 +39,52 @@ def norm(word: str) -> str:
     return w
 
 
-def is_wordlike(tok: Token) -> bool:
-    return bool(tok.is_alpha or (tok.text[:1].isalpha() and any(c.isdigit() for c in tok.text)))
+def is_wordlike(v: DocView, j: int) -> bool:
+    """A word: alphabetic, or a letter then digits somewhere ("eu1", "v2beta")."""
+    if v.flags(j) & ALPHA:
+        return True
+    text = v.tok(j)
+    return text[:1].isalpha() and any(c.isdigit() for c in text)
 
 
-def looks_verbal(tok: Token, accurate: bool) -> bool:
-    """Whether a token is (probably) a verb: the tagger says so, else a common-verb list."""
-    if accurate and tok.pos_:
-        return tok.pos_ in {"VERB", "AUX"}
-    low = tok.lower_
+def looks_verbal(low: str) -> bool:
+    """Whether a lower-cased word is (probably) a verb without a tagger: the common-verb list,
+    or a long -ed form."""
     return low in common_verbs() or (len(low) > 5 and low.endswith("ed"))
 
 
-def clause_bounds(doc: Doc, sent: Span, i: int) -> tuple[int, int]:
-    """Token range [start, end) of the clause around token ``i``, by punctuation and openers."""
+def clause_bounds(v: DocView, lo: int, hi: int, i: int) -> tuple[int, int]:
+    """Token range [start, end) of the clause around token ``i`` within the sentence window
+    [lo, hi), by punctuation and openers."""
+    openers = clause_openers()
     start = i
-    while start > sent.start:
-        prev = doc[start - 1]
-        if prev.text in CLAUSE_PUNCT or (prev.lower_ in clause_openers() and start - 1 != i):
+    while start > lo:
+        if v.tok(start - 1) in CLAUSE_PUNCT or (v.low(start - 1) in openers and start - 1 != i):
             break
         start -= 1
     end = i + 1
-    while end < sent.end:
-        tok = doc[end]
-        if tok.text in CLAUSE_PUNCT or tok.lower_ in clause_openers():
+    while end < hi:
+        if v.tok(end) in CLAUSE_PUNCT or v.low(end) in openers:
             break
         end += 1
     return start, end
 
 
-def trim(doc: Doc, start: int, end: int) -> tuple[int, int]:
+def trim(v: DocView, start: int, end: int) -> tuple[int, int]:
     """Drop leading/trailing punctuation and spaces from a token range."""
-    while start < end and (doc[start].is_punct or doc[start].is_space):
+    while start < end and v.flags(start) & (PUNCT | SPACE):
         start += 1
-    while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+    while end > start and v.flags(end - 1) & (PUNCT | SPACE):
         end -= 1
     return start, end
 
 
-def char_range(doc: Doc, start: int, end: int) -> tuple[int, int]:
+def char_range(v: DocView, start: int, end: int) -> tuple[int, int]:
     """Character offsets of the token range [start, end)."""
     if start >= end:
-        at = doc[start].idx if start < len(doc) else len(doc.text)  # only on empty ranges
+        at = v.starts[start] if start < len(v.starts) else len(v.text)  # only on empty ranges
         return at, at
-    last = doc[end - 1]
-    return doc[start].idx, last.idx + len(last.text)
+    return v.starts[start], v.ends[end - 1]
 
 
 _DETERMINERS = frozenset({"the", "a", "an", "every", "each", "all", "this", "that", "these",
@@ -94,15 +94,15 @@ _DETERMINERS = frozenset({"the", "a", "an", "every", "each", "all", "this", "tha
 DETERMINERS = _DETERMINERS
 
 
-def verb_by_context(doc: Doc, j: int) -> bool:
+def verb_by_context(v: DocView, j: int) -> bool:
     """ "table lists every shard": an -s word followed by a determiner is a verb."""
-    tok = doc[j]
-    low = tok.lower_
-    return (low.endswith("s") and not low.endswith("ss") and j + 1 < len(doc)
-            and doc[j + 1].lower_ in _DETERMINERS)
+    low = v.low(j)
+    return (low.endswith("s") and not low.endswith("ss") and j + 1 < len(v.starts)
+            and v.low(j + 1) in _DETERMINERS)
 
 
-def at_clause_start(doc: Doc, sent: Span, i: int) -> bool:
-    """Whether only punctuation, spaces or a list marker precede token ``i`` in its sentence."""
-    return all(t.is_punct or t.is_space or t.text in ("-", "*", "+", "•")
-               for t in doc[sent.start:i])
+def at_clause_start(v: DocView, lo: int, i: int) -> bool:
+    """Whether only punctuation, spaces or a list marker precede token ``i`` in its sentence
+    window, which starts at token ``lo``."""
+    return all(v.flags(k) & (PUNCT | SPACE) or v.tok(k) in ("-", "*", "+", "•")
+               for k in range(lo, i))

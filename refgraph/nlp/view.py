@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 _KEY = "rg_view"
 RADIUS = 80  # tokens: the widest window a rule looks at around a cue
@@ -42,6 +42,7 @@ class DocView(NamedTuple):
     ws: list[int] = _EMPTY  # 1 when the token is followed by a space (``whitespace_ == " "``)
     lower: str = ""  # ``text.lower()`` when that keeps every offset, else ""
     flag_key: int = 0  # which lexical-flag table ``flags`` reads (one per set of getters)
+    lows: list[int] = _EMPTY  # ``doc[i].lower``: the lower-cased form's string id
 
     def tok(self, i: int) -> str:
         """``doc[i].text``."""
@@ -114,7 +115,7 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
 
 
 _FIELDS = len(DocView._fields)
-_ATTRS: list[int | str] = ["IDX", "LENGTH", "SPACY", "SENT_START"]
+_ATTRS: list[int | str] = ["IDX", "LENGTH", "SPACY", "SENT_START", "LOWER"]
 PUNCT, ALPHA, NUM, SPACE = 1, 2, 4, 8  # bits of DocView.flags
 _IDS: dict[str, int] = importlib.import_module("spacy.attrs").IDS  # no type stubs
 _FLAG_ATTRS = ((_IDS["IS_PUNCT"], PUNCT), (_IDS["IS_ALPHA"], ALPHA), (_IDS["LIKE_NUM"], NUM),
@@ -147,16 +148,16 @@ def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], wo
 def _compute(doc: Doc, text: str, has_sents: bool) -> DocView:
     key = _flag_key(doc)
     if not len(doc):
-        return DocView(text, [], [0], has_sents, [], [], text.lower(), key)
+        return DocView(text, [], [0], has_sents, [], [], text.lower(), key, [])
     arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
-    starts, lengths, ws, sent_start = arr.T.tolist()
+    starts, lengths, ws, sent_start, lows = arr.T.tolist()
     ends = [a + b for a, b in zip(starts, lengths, strict=True)]
     sent_starts = [0]
     if has_sents:
         sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
     lower = text.lower()
     return DocView(text, starts, sent_starts, has_sents, ends, ws,
-                   lower if len(lower) == len(text) else "", key)
+                   lower if len(lower) == len(text) else "", key, lows)
 
 
 def finalize(doc: Doc) -> DocView:
@@ -169,12 +170,6 @@ def finalize(doc: Doc) -> DocView:
     v = view(doc, refresh=True)
     doc.user_data[FINAL_KEY] = True
     return v
-
-
-def sentence_window(doc: Doc, i: int) -> Span:
-    """The sentence holding token ``i`` (the whole doc when sentences are not set)."""
-    start, end = view(doc).window(i)
-    return doc[start:end]
 
 
 def make_doc(nlp: Language, text: str, *, spans: bool = True) -> Doc:
