@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.refgraph-installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean figures
 
 $(STAMP): pyproject.toml requirements/english-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ test: $(STAMP)
 	$(BIN)/ruff check refgraph tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+
+# The README's example figure (docs/img/diff-example.png), from docs/make_figures.py.
+figures: $(STAMP)
+	$(BIN)/python docs/make_figures.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/extraction.py

@@ -162,7 +162,7 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
     row_ids = sorted({rows[r] for r in keep})
     compact = {r: i for i, r in enumerate(row_ids)}
     view.rows = len(row_ids)
-    for side, n in sorted(keep, key=lambda r: (rows[r], r[0])):
+    for side, n in sorted(keep, key=lambda r: (rows[r], r[0] != "before")):
         d = graphs[side].nodes[n]
         if (side, n) in moved:
             status: Status = "moved"
@@ -183,10 +183,14 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
     for i in range(len(found)):
         left = [n for (s, n), vn in view.nodes.items() if s == "before" and i in vn.findings]
         right = [n for (s, n), vn in view.nodes.items() if s == "after" and i in vn.findings]
-        # Link what became what: pairs with a removed or added end. Kept copies already
-        # share a row (or a "moved" line); linking them to everything else is noise.
-        view.links += [(i, b, a) for b in left for a in right
-                       if ("before", b) not in partner or ("after", a) not in partner]
+        # Link what became what: a removed node to the finding's first after node, and the
+        # first before node to an added one. Kept copies already share a row (or a "moved"
+        # line), and linking every node to every other is a thicket.
+        if left and right:
+            pairs = [(b, right[0]) for b in left if ("before", b) not in partner]
+            pairs += [(left[0], a) for a in right if ("after", a) not in partner]
+            view.links += [(i, b, a) for b, a in dict.fromkeys(pairs)
+                           if partner.get(("before", b)) != ("after", a)]
     for ref in sorted(moved):
         twin = partner[ref]
         if ref[0] == "before" and ref in view.nodes and twin in view.nodes:
