@@ -210,9 +210,15 @@ class ContextBuffer:
     # internals ----------------------------------------------------------------------------------
     def _write(self, edits: Sequence[LineEdit], source: str, patch: Patch | None = None) -> int:
         removed = []
-        for d in edits:
+        edits = list(edits)
+        for k, d in enumerate(edits):
             removed.append(tuple(self._lines[d.start:d.end]))
             self._lines[d.start:d.end] = d.new_lines
+            if not self._lines:
+                # Every line deleted: the text is "", whose lines are [""] (as for
+                # ContextBuffer("")); the recorded edit says so, so replaying it agrees.
+                self._lines.append("")
+                edits[k] = d = LineEdit(d.start, d.end, ("",))
         sha = sha256_text(self.text)
         rev = Revision(len(self._history), sha, tuple(edits), tuple(removed), source,
                        time.time(), patch)

@@ -4,13 +4,15 @@ With no recorded history between the two, positions cannot be rebased through ed
 hunk is placed where its preimage (context + removed lines, as in BASE) occurs in LIVE, and only
 when that place is unique. Two independent witnesses must agree on it: the preimage search, and
 a line alignment of BASE to LIVE (difflib) that must carry the hunk's own BASE lines to exactly
-that place. A copy of the block elsewhere, a block moved or rewritten since: refused, never
-guessed (:class:`~refgraph.AmbiguousAnchor`, RG402).
+that place. A copy of the block elsewhere (exact, or a near copy: the original may be the one that
+was edited since), a block moved or rewritten since: refused, never guessed
+(:class:`~refgraph.AmbiguousAnchor`, RG402).
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Sequence
 
 from .errors import AmbiguousAnchor, InputError
@@ -72,6 +74,12 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
                                   "in LIVE, but not where BASE's own lines went; LIVE may hold a "
                                   "copy of them: re-author the patch against LIVE")
+        near = _near_copy(live, pre, at[0])
+        if near is not None:
+            raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
+                                  f"in LIVE, but LIVE line {near + 1} holds a near copy of them; "
+                                  "either could be the one the patch was written for: re-author "
+                                  "the patch against LIVE")
         placed.append(LineEdit(start, start + len(h.old_lines), h.new_lines))
     try:
         check_disjoint(placed)
@@ -79,6 +87,28 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
         raise AmbiguousAnchor("the hunks land overlapping or out of order in LIVE; re-author "
                               "the patch against LIVE") from None
     return "\n".join(apply_hunks(live, placed))
+
+
+def _near_copy(live: Sequence[str], pre: Sequence[str], at: int) -> int | None:
+    """Where else LIVE holds the preimage with at most a third of its lines changed, dropped or
+    pushed apart by inserted lines (at least one), or None. Without history, an exact copy and an
+    edited original cannot be told apart: the one that still matches may be the copy."""
+    n = len(pre)
+    need = n - max(1, n // 3)
+    if need < 1:
+        return None
+    want = Counter(pre)
+    width = n + 2  # room for a couple of lines inserted inside the original since
+    for i in range(max(0, len(live) - width) + 1):
+        if at - width < i < at + n:
+            continue  # a window over the match itself
+        window = live[i:i + width]
+        if sum((Counter(window) & want).values()) < need:
+            continue  # cheap filter before the alignment
+        sm = difflib.SequenceMatcher(None, list(pre), list(window), autojunk=False)
+        if sum(b.size for b in sm.get_matching_blocks()) >= need:
+            return i
+    return None
 
 
 def _carried(h: Hunk, start: int, mapping: dict[int, int]) -> bool:
