@@ -8,6 +8,7 @@ records with block-relative offsets, so a cached parse serves the block wherever
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -20,12 +21,13 @@ from .blocks import Block, BlockKind
 from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
-from .nlp.records import Record, records
+from .nlp.records import Record, raw_records
 from .nlp.view import finalize, make_doc, seed, view
 
 # Code and JSON are read for identifiers, handles and numbers only: prose rules do not apply.
 RAW_BLOCKS = frozenset({BlockKind.CODE, BlockKind.JSON})
 RAW_COMPONENTS = ("refgraph_identifiers", "refgraph_quantities")
+_RECORD_ORDER = operator.itemgetter(1, 2, 0)  # a record's (start, end, kind)
 _BATCH = 64  # docs each component runs over in turn; also the progress interval
 
 
@@ -136,7 +138,8 @@ class Parser:
             bounds = [v.starts[i] for i in v.sent_starts] + [len(block.text)]
             sents = tuple(s for s in (_stripped(a, b, block.text)
                                       for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
-        recs = tuple(sorted(records(doc), key=lambda r: (r.start, r.end, r.kind)))
+        recs = tuple(Record(kind, start, end, attrs) for kind, start, end, attrs in
+                     sorted(raw_records(doc), key=_RECORD_ORDER))
         self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs)
 
 

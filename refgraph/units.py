@@ -52,6 +52,20 @@ def lookup_unit(surface: str) -> str | None:
 
     A unit with a power is read too: "km2", "m²", "km^3", "s-1", "s⁻¹".
     """
+    # Remembered per surface: the quantity reader asks about the same few words (and the
+    # words after every number) over and over.
+    if surface in _looked_up:
+        return _looked_up[surface]
+    hit = _lookup_unit(surface)
+    if len(_looked_up) < 100_000:  # a bound on what an adversarial text can make it keep
+        _looked_up[surface] = hit
+    return hit
+
+
+_looked_up: dict[str, str | None] = {}
+
+
+def _lookup_unit(surface: str) -> str | None:
     cased, words, never = _lexicon()
     hit = cased.get(surface) or words.get(surface.lower())
     if hit:

@@ -52,9 +52,12 @@ class CausalTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
+        matches = longest_matches(self.matcher, doc, v)
+        if not matches:
+            return doc
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         text = v.text
-        for start, end, direction in longest_matches(self.matcher, doc):
+        for start, end, direction in matches:
             word = text[v.starts[start]:v.ends[end - 1]].lower()
             if word == "so that" and demonstrative_after_so(v, start + 1):
                 # "..., so that retry budget leaves 3 attempts": "so", then "that retry budget"

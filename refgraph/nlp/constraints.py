@@ -85,7 +85,7 @@ class ConstraintTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
-        matches = longest_matches(self.matcher, doc)
+        matches = longest_matches(self.matcher, doc, v)
         if not matches:
             return doc
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token

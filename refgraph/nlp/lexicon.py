@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .view import DocView, view
+from .view import DocView
 
 # Lower-case ids of the first word of every phrase of every index built so far: a doc's
 # candidate tokens are found with one pass for all of them.
@@ -89,10 +89,11 @@ def phrase_matcher(nlp: Language, labelled: Mapping[str, str]) -> PhraseIndex:
     return PhraseIndex(nlp, labelled)
 
 
-def longest_matches(index: PhraseIndex, doc: Doc) -> list[tuple[int, int, str]]:
-    """Matches as (start, end, label), overlaps resolved in favour of the longest (then first),
-    as ``spacy.util.filter_spans`` resolves them; sorted by start."""
-    matches = index.matches(doc, view(doc))
+def longest_matches(index: PhraseIndex, doc: Doc, v: DocView) -> list[tuple[int, int, str]]:
+    """Matches in ``doc`` (whose view is ``v``) as (start, end, label), overlaps resolved in
+    favour of the longest (then first), as ``spacy.util.filter_spans`` resolves them; sorted by
+    start."""
+    matches = index.matches(doc, v)
     if not matches:
         return []
     # The same order filter_spans takes them in: longest first, then leftmost (stable).

@@ -49,7 +49,7 @@ class ModalityTagger:
         terms = _lex()["terms"]
         v = view(doc)
         n = len(v.starts)
-        for start, end, term in longest_matches(self.matcher, doc):
+        for start, end, term in longest_matches(self.matcher, doc, v):
             nxt = v.tok(end) if end < n else ""
             prev = v.tok(start - 1) if start > 0 else ""
             if term in self.needs_number and not _numberish(nxt):

@@ -200,7 +200,7 @@ class NegationTagger:
         text = v.text
         n = len(v.starts)
         negs: list[tuple[int, int]] = []  # cue char ranges, for conditional polarity
-        for start, end, kind in longest_matches(self.cues, doc):
+        for start, end, kind in longest_matches(self.cues, doc, v):
             if kind == "pseudo" or _rhetorical(v, start, end):
                 continue
             if end - start == 1 and v.low(start) == "no" and value_no(v, start):
@@ -265,7 +265,7 @@ class NegationTagger:
                       accurate: bool) -> None:
         cue_starts = sorted(s for s, _ in negs)
         text = v.text
-        for start, end, kind in longest_matches(self.conditionals, doc):
+        for start, end, kind in longest_matches(self.conditionals, doc, v):
             cs, ce = v.starts[start], v.ends[end - 1]
             marker = text[cs:ce].lower()
             if marker in self.ambiguous and not _introduces_clause(doc, v, start, end, accurate):

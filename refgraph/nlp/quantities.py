@@ -14,6 +14,7 @@ import itertools
 import math
 import sys
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from spacy.language import Language
@@ -94,16 +95,26 @@ def _unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     return found
 
 
+@cache
+def _unit_phrase_starts() -> frozenset[str]:
+    """Every text before a space in a unit word form: what a token must be for a phrase of
+    tokens joined by spaces, starting with it, to be a unit ("nautical" of "nautical mile")."""
+    return frozenset(form[:k] for form in unit_words() for k, c in enumerate(form) if c == " ")
+
+
 def _plain_unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     if j >= hi:
         return None
     words = unit_words()
+    # Only a word that some multi-word unit starts with can begin one ("nautical mile").
+    phrase = v.low(j) in _unit_phrase_starts()
     for n in (3, 2):
         if j + n > hi:
             continue
-        joined = " ".join([v.low(j + k) for k in range(n)])
-        if joined in words:
-            return words[joined], j + n
+        if phrase:
+            joined = " ".join([v.low(j + k) for k in range(n)])
+            if joined in words:
+                return words[joined], j + n
         # Tokens written without spaces between them: "km/h", "°C", "light-years".
         if not any(v.ws[j:j + n - 1]):
             hit = lookup_unit("".join([v.tok(j + k) for k in range(n)]))

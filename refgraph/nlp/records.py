@@ -68,28 +68,26 @@ _VALUES = {k: k.value for k in NodeKind}
 
 
 def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label: str = "",
-        **attrs: Scalar | None) -> Record:
+        **attrs: Scalar | None) -> None:
     """Record one extraction and mirror it as a span in ``doc.spans[key]``.
 
     ``None`` attributes are dropped: the graph leaves absent values out.
     """
     value = _VALUES[kind]  # a plain str (``kind.value`` goes through a Python descriptor)
     clean = {k: v for k, v in attrs.items() if v is not None}
-    rec = Record(value, start, end, clean)
     data = doc.user_data
     raw = data.get(_KEY)
     if raw is None:
         raw = data[_KEY] = []
     raw.append([value, start, end, clean])
     if data.get(NO_SPANS_KEY):
-        return rec  # the graph builder reads records only; spans are for people and spaCy tools
+        return  # the graph builder reads records only; spans are for people and spaCy tools
     span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
     if span is not None:
         if span_key in doc.spans:
             doc.spans[span_key].append(span)
         else:
             doc.spans[span_key] = [span]
-    return rec
 
 
 def ensure_group(doc: Doc, key: str) -> None:

@@ -187,7 +187,7 @@ class ReferenceTagger:
         v = view(doc)
         text = v.text
         covered: set[int] = set()
-        for start, end, label in longest_matches(self.phrases, doc):
+        for start, end, label in longest_matches(self.phrases, doc, v):
             word = text[v.starts[start]:v.ends[end - 1]].lower()
             if label.startswith("det:"):
                 kind = label[4:]
