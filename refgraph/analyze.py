@@ -8,6 +8,7 @@ their severities (docs/contracts.md section 5).
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,9 @@ from .rules import (
 PolicyValue: TypeAlias = Severity | Literal["off"]
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
 
+
+# The line the gate leaves where it externalized a pruned block (refgraph.gate.HANDLE_FORMAT).
+LEDGER_HANDLE = re.compile(r"\[pruned: ledger:[0-9a-f]{8,64}, \d+ words?\]")
 
 class Analyzer:
     """A loaded pipeline, its parse cache and a policy, reused across analyses.
@@ -115,6 +119,9 @@ class Analyzer:
                 findings.extend(rule.check(ctx))
             if moved:
                 findings = [f for f in findings if not _externalized(f, moved)]
+            if "[pruned: ledger:" in after:
+                handles = [m.span() for m in LEDGER_HANDLE.finditer(after)]
+                findings = [f for f in findings if not _in_handles(f, handles)]
             findings = self._apply_policy(_one_per_cause(findings))
         t2 = time.perf_counter()
         stats = {"units_before": len(sb.units), "units_after": len(sa.units),
@@ -219,6 +226,14 @@ def _check_span(span: object, n: int, what: str = "declared_span") -> tuple[int,
     if not 0 <= s <= e <= n:
         raise InputError(f"{what} {s}:{e} is not within before (0:{n})")
     return s, e
+
+
+def _in_handles(f: Finding, handles: list[tuple[int, int]]) -> bool:
+    """True when everything ``f`` cites is inside ledger handle lines of after: the handle's
+    key and word count are bookkeeping, not claims the rewrite invented."""
+    return bool(f.evidence) and all(
+        e.side == "after" and any(s <= e.start and e.end <= t for s, t in handles)
+        for e in f.evidence)
 
 
 def _externalized(f: Finding, moved: tuple[tuple[int, int], ...]) -> bool:

@@ -234,3 +234,15 @@ def test_gate_and_concurrent_tool_results_lose_nothing(az: Analyzer) -> None:
     assert lines[1] == "assistant: running the tests first (7)."
     assert len(done) == 8
     assert buf.revision == 90 + 8
+
+
+def test_externalized_handle_is_not_an_invented_claim(az: Analyzer) -> None:
+    """The handle's key and word count are bookkeeping: no RG104/RG202 for '21 words'."""
+    ledger = Ledger(":memory:")
+    buf, gate = gate_for(az, ledger=ledger, externalize=True)
+    done = gate.submit(Patch.splice(2, 4, [], base=buf.sha256, intent="prune"))
+    handle = buf.lines[2]
+    assert handle.startswith("[pruned: ledger:")
+    assert handle.endswith(" words]")
+    assert done.report.findings == []
+    assert ledger.get(done.handles[0]) == "\n".join(CONTEXT.split("\n")[2:4])

@@ -18,7 +18,11 @@ def test_public_api_is_pinned() -> None:
         "Analyzer", "Block", "BlockKind", "EdgeKind", "Evidence", "Finding", "InputError",
         "NodeKind", "Parser", "PipelineUnavailable", "RefGraph", "RefKind", "RefgraphError",
         "Report", "__version__", "analyze", "build_graph", "lint", "load_pipeline",
-        "split_blocks", "to_node_link"])
+        "split_blocks", "to_node_link",
+        # the guarded apply
+        "AmbiguousAnchor", "Committed", "ContextBuffer", "EditConflict", "Gate", "GateRefused",
+        "GateRejected", "Hunk", "Ledger", "Patch", "Revision", "RewriteRejected", "Snapshot",
+        "StaleBase", "three_way_apply"])
 
 
 def test_components_are_registered_entry_points() -> None:
