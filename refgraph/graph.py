@@ -154,6 +154,9 @@ def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
 
 # Data of edges without attributes, shared by every fragment (assembly copies edge data).
 _BARE = {key: {"kind": key} for key in _E.values()}
+_CONTAINS = _E[EdgeKind.CONTAINS]
+# Record kinds whose nodes get scope or governs edges (see _FragmentBuilder._scope_edges).
+_SCOPING = frozenset({_K[NodeKind.NEGATION], _K[NodeKind.CONDITIONAL], _K[NodeKind.CONSTRAINT]})
 
 
 @dataclass(slots=True)
@@ -243,17 +246,24 @@ class _FragmentBuilder:
             sent_ends.append(e)
             frag.sentences.append((sid, s, e))
         spans: list[tuple[int, str, int]] = []  # (start, id suffix, id index) of span nodes
+        scoping: set[int] = set()  # span nodes that may scope over or govern others
+        index = self.index
         for rec in pb.records:
-            suffix = f":{rec.kind}@{rec.start}-{rec.end}"
-            if suffix in self.index:
+            start = rec.start
+            suffix = f":{rec.kind}@{start}-{rec.end}"
+            if suffix in index:
                 continue
-            i = self._record(suffix, rec.kind, rec.start, rec.end, rec.attrs, sent_ids,
+            i = self._record(suffix, rec.kind, start, rec.end, rec.attrs, sent_ids,
                              sent_starts, sent_ends)
-            spans.append((rec.start, suffix, i))
+            spans.append((start, suffix, i))
+            if rec.kind in _SCOPING:
+                scoping.add(i)
         spans.sort()  # by start, then id: the order scope edges are added in
-        starts = [s for s, _, _ in spans]
-        for _, _, i in spans:
-            self._scope_edges(i, spans, starts)
+        if scoping:
+            starts = [s for s, _, _ in spans]
+            for _, _, i in spans:
+                if i in scoping:
+                    self._scope_edges(i, spans, starts)
         # Referents go after the block's own ids, so assembly indexes one list for both.
         n = len(frag.suffixes)
         frag.edges = [(u, n + _FIRST_REF - v if v <= _FIRST_REF else v, key, data, cond)
@@ -284,9 +294,16 @@ class _FragmentBuilder:
             hook = ("measure", _RID[RefKind.IDENTIFIER] + measured,
                     _RID[RefKind.TERM] + measured.lower(),
                     _referent(RefKind.TERM, measured.lower(), self.text, m0, m1))
-        i = self.node(suffix, kind, start, end, a, hook)
+        # The record's node and the edge from its sentence, as node() and edge() would add
+        # them: the suffix is new (the caller checked), so is the edge (nothing else adds a
+        # "contains" edge to a record's node).
+        i = self.index[suffix] = len(frag.suffixes)
+        frag.suffixes.append(suffix)
+        data = {"kind": kind, "text": self.text[start:end], "start": start, "end": end, **a}
+        frag.nodes.append((i, data, _offset_keys(a), hook))
+        self.data[i] = data
         k = bisect.bisect_right(sent_starts, start) - 1
-        self.edge(sent_ids[k] if k >= 0 else 0, i, EdgeKind.CONTAINS)
+        frag.edges.append((sent_ids[k] if k >= 0 else 0, i, _CONTAINS, _BARE[_CONTAINS], False))
         if kind == _IDENTIFIER:
             self.edge(i, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
             self.ref_of[i] = rid

@@ -17,9 +17,11 @@ from spacy.tokens import Doc
 
 from .view import DocView
 
-# Lower-case ids of the first word of every phrase of every index built so far: a doc's
-# candidate tokens are found with one pass for all of them.
-_FIRSTS: set[int] = set()
+# Lower-case id of the first word of a phrase -> the serial numbers of the indexes (of all
+# built so far) that have a phrase starting with it: one pass over a doc's tokens finds the
+# candidate starts of every index at once.
+_FIRSTS: dict[int, list[int]] = {}
+_INDEXES = [0]  # how many indexes were built: the next one's serial number
 _HITS_KEY = "rg_phrase_hits"
 
 
@@ -37,6 +39,8 @@ class PhraseIndex:
     """A phrase -> label lexicon, matched like a ``PhraseMatcher`` on ``LOWER``."""
 
     def __init__(self, nlp: Language, labelled: Mapping[str, str]) -> None:
+        self.serial = _INDEXES[0]
+        _INDEXES[0] += 1
         self.root = _Node()
         for phrase, label in labelled.items():
             ids = [tok.lower for tok in nlp.make_doc(phrase)]
@@ -50,7 +54,8 @@ class PhraseIndex:
                 node = nxt
             if label not in node.labels:
                 node.labels.append(label)
-        _FIRSTS.update(self.root.next)
+        for t in self.root.next:
+            _FIRSTS.setdefault(t, []).append(self.serial)
 
     def matches(self, doc: Doc, v: DocView) -> list[tuple[str, int, int]]:
         """Every (label, start, end) match, in the PhraseMatcher's order: by start, then end."""
@@ -58,7 +63,7 @@ class PhraseIndex:
         n = len(lows)
         first = self.root.next
         found: list[tuple[str, int, int]] = []
-        for start in _hits(doc, v):
+        for start in _hits(doc, v).get(self.serial, ()):
             node = first.get(lows[start])
             end = start + 1
             while node is not None:
@@ -71,16 +76,25 @@ class PhraseIndex:
         return found
 
 
-def _hits(doc: Doc, v: DocView) -> list[int]:
-    """Tokens whose lower-case form starts a phrase of some index (kept in the doc)."""
+def _hits(doc: Doc, v: DocView) -> dict[int, list[int]]:
+    """Index serial number -> the tokens where a phrase of that index may start (kept in the
+    doc for the components that run after the first)."""
     data = doc.user_data
     cached = data.get(_HITS_KEY)
-    if cached is not None and cached[0] == len(_FIRSTS) and cached[1] == len(v.lows):
-        hits: list[int] = cached[2]
+    if cached is not None and cached[0] == _INDEXES[0] and cached[1] == len(v.lows):
+        hits: dict[int, list[int]] = cached[2]
         return hits
     firsts = _FIRSTS
-    hits = [i for i, t in enumerate(v.lows) if t in firsts]
-    data[_HITS_KEY] = (len(firsts), len(v.lows), hits)  # plain data: doc.to_bytes() keeps working
+    hits = {}
+    for i, t in enumerate(v.lows):
+        owners = firsts.get(t)
+        if owners is not None:
+            for serial in owners:
+                if serial in hits:
+                    hits[serial].append(i)
+                else:
+                    hits[serial] = [i]
+    data[_HITS_KEY] = (_INDEXES[0], len(v.lows), hits)  # plain data: doc.to_bytes() still works
     return hits
 
 
