@@ -246,3 +246,29 @@ def test_externalized_handle_is_not_an_invented_claim(az: Analyzer) -> None:
     assert handle.endswith(" words]")
     assert done.report.findings == []
     assert ledger.get(done.handles[0]) == "\n".join(CONTEXT.split("\n")[2:4])
+
+
+CLOSURE = {
+    "RG101": "config: MAX_RETRIES = 5 for every upload job\n"
+             "assistant: retry the upload up to MAX_RETRIES times.",
+    "RG102": "user: never deploy on Fridays.\n"
+             "assistant: the above constraint also applies to hotfixes.",
+    "RG303": "user: do not call deploy before the tests pass.\n"
+             "assistant: next, call deploy for the billing service.",
+}
+
+
+@pytest.mark.parametrize("code", sorted(CLOSURE))
+def test_externalized_antecedent_is_reconstructible_not_orphaned(az: Analyzer,
+                                                                 code: str) -> None:
+    """Pruning the line that defines what a later line refers to is RG101/RG102/RG303; moving
+    it to the ledger instead leaves a handle, and the reference is reconstructible."""
+    buf, gate = gate_for(az, text=CLOSURE[code])
+    with pytest.raises(GateRejected) as info:
+        gate.submit(Patch.splice(0, 1, [], base=buf.sha256, intent="prune"))
+    assert info.value.codes == [code]
+    ledger = Ledger(":memory:")
+    buf, gate = gate_for(az, text=CLOSURE[code], ledger=ledger, externalize=True)
+    done = gate.submit(Patch.splice(0, 1, [], base=buf.sha256, intent="prune"))
+    assert done.report.findings == []
+    assert ledger.get(done.handles[0]) == CLOSURE[code].split("\n")[0]

@@ -479,10 +479,21 @@ def _governed_names(side: Side, nid: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# A turn's speaker label, as refgraph.blocks reads it ("user:", "tool[call_7]:").
+_SPEAKER = re.compile(r"[ \t]*(?:user|assistant|system|tool|human|observation)"
+                      r"(?:\[[^\]\n]{1,80}\])?[ \t]*:", re.IGNORECASE)
+
 def _key_words(side: Side, nid: str) -> frozenset[str]:
-    """What a constraint governs, minus verbs too common to identify it."""
+    """What a constraint governs, minus verbs too common to identify it and the speaker label
+    a governed span can start with ("user: do X before Y" governs X, not the user)."""
     d = side.d(nid)
     words = content_words(str(d.get("target", "")))
+    g0 = d.get("governed_start")
+    if isinstance(g0, int):
+        line0 = side.text.rfind("\n", 0, g0) + 1
+        label = _SPEAKER.match(side.text, line0)
+        if label and label.end() > g0:
+            words = words - content_words(label.group())
     return frozenset(w for w in words if w not in lexicon("generic_verbs"))
 
 
