@@ -126,16 +126,11 @@ class IdentifierExtractor:
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
         gates: dict[re.Pattern[str], bool] = {}  # patterns share gates (snake/tool_call ...)
-
-        def gate(pat: _Pattern) -> bool:
+        for pat in handles:
             hit = gates.get(pat.gate)
             if hit is None:
-                hit = gates[pat.gate] = (pat.needs in text
-                                         and pat.gate.search(text) is not None)
-            return hit
-
-        for pat in handles:
-            if not gate(pat):
+                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
+            if not hit:
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
@@ -151,7 +146,10 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
-            if not gate(pat):
+            hit = gates.get(pat.gate)
+            if hit is None:
+                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
+            if not hit:
                 continue
             for m in pat.regex.finditer(text):
                 s, e = m.span(pat.group)
