@@ -76,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     ap_.add_argument("--base", required=True, help="the context the diff was authored against")
     ap_.add_argument("-o", "--output", metavar="OUT",
                      help="write the result here (atomically) instead of standard output")
+    ap_.add_argument("--check", action="store_true",
+                     help="also analyze LIVE -> result and refuse on blocking findings")
+    ap_.add_argument("--intent", choices=INTENTS, default="rewrite",
+                     help="what the patch claims to do (with --check)")
+    ap_.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
 
     d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
@@ -135,6 +140,15 @@ def _apply(args: argparse.Namespace) -> int:
     except RewriteRejected as exc:
         print(f"refgraph: rejected: {exc}", file=sys.stderr)
         return 1
+    if args.check:
+        report = analyze(live, result, intent=args.intent, mode=args.mode)
+        if report.verdict in ("reject", "refuse"):
+            # The findings go to stderr: stdout is reserved for the merged text.
+            sys.stderr.write(report.format_text(before_name=args.live, after_name="result")
+                             + "\n")
+            print(f"refgraph: rejected: blocking findings {', '.join(report.codes)}; nothing "
+                  "was written", file=sys.stderr)
+            return 1
     if args.output is None:
         _write(result)
         return 0

@@ -89,3 +89,11 @@ def test_cli_output_survives_an_ascii_stdout(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert b"RG201" in proc.stdout
     assert b"Traceback" not in proc.stderr
+
+
+def test_a_unit_letter_inside_a_later_word_does_not_hide_a_dropped_unit(
+        az: refgraph.Analyzer) -> None:
+    # The 40-character window after '30' ended inside "status": its "s" read as the unit.
+    before = "timeout: 30 s\nregion: eu-west\nretries: 3\nowner: ana\nstatus: green\n"
+    assert az.analyze(before, before.replace("30 s", "30")).codes == ["RG201"]
+    assert az.analyze(before, before.replace("30 s", "30 s (hard)")).codes == []

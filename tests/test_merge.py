@@ -112,3 +112,21 @@ def test_cli_apply_malformed_patch_is_bad_input(tmp_path: Path,
     Path(patch).write_text("hello\n")
     assert main(["apply", live, patch, "--base", base]) == 2
     assert "no hunk" in capsys.readouterr().err
+
+
+def test_cli_apply_check_refuses_a_corrupting_patch(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    live, patch, base = _files(tmp_path, BASE)
+    Path(patch).write_text(udiff(BASE, BASE.replace("timeout: 30 s", "timeout: 30")))
+    out = tmp_path / "out.md"
+    args = ["apply", live, patch, "--base", base, "-o", str(out), "--mode", "fast"]
+    assert main(args) == 0  # without --check it only merges
+    out.unlink()
+    assert main([*args, "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "RG201 dropped-unit" in err
+    assert err.rstrip().endswith("blocking findings RG201; nothing was written")
+    assert not out.exists()
+    Path(patch).write_text(udiff(BASE, BASE.replace("next: deploy", "next step: deploy")))
+    assert main([*args, "--check"]) == 0
+    assert out.read_text() == BASE.replace("next: deploy", "next step: deploy")

@@ -69,7 +69,13 @@ def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
         line = text[line_start:line_end if line_end >= 0 else len(text)]
         if content_words(unit) & content_words(line):
             return True
-    near = text[max(0, da["start"] - 24):da["end"] + 40].lower()
+    # Widen the window to whole words: a window cut inside "status" must not read as "s".
+    lo, hi = max(0, da["start"] - 24), min(len(text), da["end"] + 40)
+    while lo > 0 and text[lo - 1].isalnum():
+        lo -= 1
+    while hi < len(text) and text[hi].isalnum():
+        hi += 1
+    near = text[lo:hi].lower()
     return re.search(r"(?<![^\W\d_])" + re.escape(unit) + r"(?![^\W\d_])", near) is not None
 
 
