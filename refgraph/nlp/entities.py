@@ -271,9 +271,10 @@ class EntityTagger:
         else:
             span: Span = doc[start:end]
             start_char, end_char = span.start_char, span.end_char
+        joined = ";".join(sorted({q for q in quals if q}))  # as mention_key sorts them
         add(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, label="MENTION",
-            head=head, qualifiers=";".join(sorted({q for q in quals if q})) or None,
-            key=mention_key(head, quals), ent_label=label or None)
+            head=head, qualifiers=joined or None,
+            key=f"{head}[{joined}]" if joined else head, ent_label=label or None)
 
 
 @Language.factory("refgraph_entities", default_config={"use_parser": True},

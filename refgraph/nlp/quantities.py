@@ -316,6 +316,10 @@ class _Reading:
     """One quantity being read outward from its number: each step may widen the token range
     [first_tok, end_tok) and fill in the unit, scale, range or bound."""
 
+    # One is made per number read: slots make it cheaper to build and to read.
+    __slots__ = ("bound", "end_tok", "first_tok", "glued", "hi", "high", "j", "lex", "lo",
+                 "num", "start_char", "trim", "unit", "unit_text", "v", "value")
+
     def __init__(self, v: DocView, num: Num, lo: int, hi: int) -> None:
         self.v, self.num, self.lo, self.hi = v, num, lo, hi
         self.lex = lexicon()

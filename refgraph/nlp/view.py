@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -103,11 +104,11 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
             cached = data[_KEY] = DocView(*cached)  # a list again after doc.from_bytes()
         if not refresh or data.get(FINAL_KEY):
             return cached
-        has_sents = doc.has_annotation("SENT_START")
+        has_sents: bool | None = doc.has_annotation("SENT_START")
         if cached.has_sents == has_sents:
             return cached
     else:
-        has_sents = doc.has_annotation("SENT_START")
+        has_sents = None  # read from the token array (see _compute)
     seeded = data.get(SEED_KEY)
     text = seeded if isinstance(seeded, str) else doc.text
     result = data[_KEY] = _compute(doc, text, has_sents)
@@ -115,9 +116,10 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
 
 
 _FIELDS = len(DocView._fields)
-_ATTRS: list[int | str] = ["IDX", "LENGTH", "SPACY", "SENT_START", "LOWER"]
 PUNCT, ALPHA, NUM, SPACE = 1, 2, 4, 8  # bits of DocView.flags
 _IDS: dict[str, int] = importlib.import_module("spacy.attrs").IDS  # no type stubs
+# Attribute ids, not names: to_array would look each name up on every call.
+_ATTRS: list[int | str] = [_IDS[a] for a in ("IDX", "LENGTH", "SPACY", "SENT_START", "LOWER")]
 _FLAG_ATTRS = ((_IDS["IS_PUNCT"], PUNCT), (_IDS["IS_ALPHA"], ALPHA), (_IDS["LIKE_NUM"], NUM),
                (_IDS["IS_SPACE"], SPACE))
 # Lexical flags by word, one table per set of getter functions (every English pipeline shares
@@ -145,13 +147,22 @@ def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], wo
     return value
 
 
-def _compute(doc: Doc, text: str, has_sents: bool) -> DocView:
+def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
+    """The view; ``has_sents`` is ``doc.has_annotation("SENT_START")``, or None to work it out
+    here from the token array that is read anyway."""
     key = _flag_key(doc)
     if not len(doc):
+        if has_sents is None:
+            has_sents = doc.has_annotation("SENT_START")
         return DocView(text, [], [0], has_sents, [], [], text.lower(), key, [])
     arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
     starts, lengths, ws, sent_start, lows = arr.T.tolist()
-    ends = [a + b for a, b in zip(starts, lengths, strict=True)]
+    if has_sents is None:
+        # has_annotation("SENT_START") is true when a token after the first has a boundary
+        # set or unset explicitly (a non-zero value), else only for a doc of one token or
+        # with a "sents" hook: the array answers the usual case without a scan in spaCy.
+        has_sents = any(sent_start[1:]) or doc.has_annotation("SENT_START")
+    ends = list(map(operator.add, starts, lengths))
     sent_starts = [0]
     if has_sents:
         sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
