@@ -133,8 +133,9 @@ _MEASURED = -2  # the referent a quantity measures: an identifier if one exists 
 _FIRST_REF = -3  # while a fragment is built, referent r is _FIRST_REF - r
 
 # A fragment node entry: (id index, data with block-relative offsets, keys of the offsets,
-# what to do after adding it). Hooks: ("ref", referent id, data) adds the referent at its first
-# occurrence; ("measure", identifier id, term id, term data) picks what a quantity measures;
+# what to do after adding it). Hooks: ("ref", referent id, ref) adds the referent at its first
+# occurrence; ("measure", identifier id, term id, ref) picks what a quantity measures, where
+# ref is (ref kind, key, start, end) of the referent, built only when it is new (_referent);
 # _COND adds the node only when an earlier block has a sentence.
 _Hook = tuple[Any, ...] | None
 _COND: tuple[str] = ("cond",)
@@ -154,7 +155,11 @@ def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
 
 # Data of edges without attributes, shared by every fragment (assembly copies edge data).
 _BARE = {key: {"kind": key} for key in _E.values()}
-_CONTAINS = _E[EdgeKind.CONTAINS]
+_CONTAINS, _USES, _DEFINES = _E[EdgeKind.CONTAINS], _E[EdgeKind.USES], _E[EdgeKind.DEFINES]
+# Record kinds that name a referent: (ref kind value, referent id prefix, attribute of the key).
+_NAMING = {_K[NodeKind.IDENTIFIER]: (_RV[RefKind.IDENTIFIER], _RID[RefKind.IDENTIFIER], "name"),
+           _K[NodeKind.HANDLE]: (_RV[RefKind.HANDLE], _RID[RefKind.HANDLE], "value"),
+           _K[NodeKind.MENTION]: (_RV[RefKind.ENTITY], _RID[RefKind.ENTITY], "key")}
 # Record kinds whose nodes get scope or governs edges (see _FragmentBuilder._scope_edges).
 _SCOPING = frozenset({_K[NodeKind.NEGATION], _K[NodeKind.CONDITIONAL], _K[NodeKind.CONSTRAINT]})
 
@@ -270,55 +275,53 @@ class _FragmentBuilder:
                       for u, v, key, data, cond in frag.edges]
         return frag
 
-    def _record(self, suffix: str, kind_value: str, start: int, end: int, a: dict[str, Any],
+    def _record(self, suffix: str, kind: str, start: int, end: int, a: dict[str, Any],
                 sent_ids: list[int], sent_starts: list[int], sent_ends: list[int]) -> int:
-        kind = kind_value
         frag = self.frag
-        hook: _Hook = None
-        rid = ""
-        if kind == _IDENTIFIER:
-            rid = _RID[RefKind.IDENTIFIER] + str(a["name"])
-            hook = ("ref", rid, _referent(RefKind.IDENTIFIER, str(a["name"]), self.text,
-                                          start, end))
-        elif kind == _HANDLE:
-            rid = _RID[RefKind.HANDLE] + str(a["value"])
-            hook = ("ref", rid, _referent(RefKind.HANDLE, str(a["value"]), self.text,
-                                          start, end))
-        elif kind == _MENTION:
-            rid = _RID[RefKind.ENTITY] + str(a["key"])
-            hook = ("ref", rid, _referent(RefKind.ENTITY, str(a["key"]), self.text, start, end))
-        elif kind == _QUANTITY and "measured" in a:
-            measured = str(a["measured"])
-            m0 = int(a.get("measured_start", start))
-            m1 = int(a.get("measured_end", end))
-            hook = ("measure", _RID[RefKind.IDENTIFIER] + measured,
-                    _RID[RefKind.TERM] + measured.lower(),
-                    _referent(RefKind.TERM, measured.lower(), self.text, m0, m1))
         # The record's node and the edge from its sentence, as node() and edge() would add
         # them: the suffix is new (the caller checked), so is the edge (nothing else adds a
         # "contains" edge to a record's node).
         i = self.index[suffix] = len(frag.suffixes)
         frag.suffixes.append(suffix)
         data = {"kind": kind, "text": self.text[start:end], "start": start, "end": end, **a}
-        frag.nodes.append((i, data, _offset_keys(a), hook))
         self.data[i] = data
         k = bisect.bisect_right(sent_starts, start) - 1
-        frag.edges.append((sent_ids[k] if k >= 0 else 0, i, _CONTAINS, _BARE[_CONTAINS], False))
-        if kind == _IDENTIFIER:
-            self.edge(i, rid, EdgeKind.DEFINES if a.get("role") == "define" else EdgeKind.USES)
+        contains = (sent_ids[k] if k >= 0 else 0, i, _CONTAINS, _BARE[_CONTAINS], False)
+        named = _NAMING.get(kind)
+        if named is not None:  # an identifier, handle or mention: it uses or defines a referent
+            ref_kind, prefix, attr = named
+            key = str(a[attr])
+            rid = prefix + key
+            frag.nodes.append((i, data, _offset_keys(a), ("ref", rid, (ref_kind, key, start, end))))
+            frag.edges.append(contains)
+            edge = _DEFINES if kind == _IDENTIFIER and a.get("role") == "define" else _USES
+            # As edge() adds it, but the edge is new like the node (no other edge leaves the
+            # node of a name), so it need not be looked up.
+            r = self.ref_index.get(rid)
+            if r is None:
+                r = self.ref_index[rid] = len(frag.refs)
+                frag.refs.append(rid)
+            frag.edges.append((i, _FIRST_REF - r, edge, _BARE[edge], False))
             self.ref_of[i] = rid
-            head = _head_word(str(a["name"]))
-            if head:
-                frag.heads.append((head, start, i))
-        elif kind == _HANDLE:
-            self.edge(i, rid, EdgeKind.USES)
-            self.ref_of[i] = rid
-        elif kind == _MENTION:
-            self.edge(i, rid, EdgeKind.USES)
-            self.ref_of[i] = rid
-            frag.heads.append((str(a["head"]).lower(), start, i))
-            frag.mentions.append((start, i))
-        elif hook is not None:  # a quantity that says what it measures
+            if kind == _IDENTIFIER:
+                head = _head_word(key)
+                if head:
+                    frag.heads.append((head, start, i))
+            elif kind == _MENTION:
+                frag.heads.append((str(a["head"]).lower(), start, i))
+                frag.mentions.append((start, i))
+            return i
+        hook: _Hook = None
+        if kind == _QUANTITY and "measured" in a:
+            measured = str(a["measured"])
+            m0 = int(a.get("measured_start", start))
+            m1 = int(a.get("measured_end", end))
+            hook = ("measure", _RID[RefKind.IDENTIFIER] + measured,
+                    _RID[RefKind.TERM] + measured.lower(),
+                    (_RV[RefKind.TERM], measured.lower(), m0, m1))
+        frag.nodes.append((i, data, _offset_keys(a), hook))
+        frag.edges.append(contains)
+        if hook is not None:  # a quantity that says what it measures
             self.edge(i, _MEASURED, EdgeKind.MEASURES)
         elif kind == _CONSTRAINT:
             frag.constraints.append((start, i))
@@ -385,12 +388,6 @@ class _FragmentBuilder:
                     self.edge(i, other, EdgeKind.SCOPES, {"part": part} if part else None)
 
 
-def _referent(ref_kind: RefKind, key: str, text: str, start: int, end: int) -> dict[str, Any]:
-    """Referent node data at an occurrence (block-relative offsets)."""
-    return {"kind": _REFERENT, "text": text[start:end], "start": start, "end": end,
-            "ref_kind": _RV[ref_kind], "key": key}
-
-
 class _Assembly:
     """The graph's nodes and edges, block by block, then the references between them.
 
@@ -421,6 +418,7 @@ class _Assembly:
 
     def add(self, block: Block, frag: _Fragment) -> None:
         off = block.start
+        text = frag.key[1]
         bid = block.id
         nodes, succ, pred = self.nodes, self.succ, self.pred
         ids = [bid + s for s in frag.suffixes]
@@ -443,7 +441,7 @@ class _Assembly:
                 continue
             if hook[0] == "ref":
                 if hook[1] not in nodes:
-                    self._node(hook[1], _shifted(hook[2], off))
+                    self._node(hook[1], _referent(hook[2], text, off))
             else:  # "measure": an identifier of that name if one exists by now, else a term
                 ident, term = hook[1], hook[2]
                 if ident in nodes:
@@ -451,7 +449,7 @@ class _Assembly:
                 else:
                     measured[i] = term
                     if term not in nodes:
-                        self._node(term, _shifted(hook[3], off))
+                        self._node(term, _referent(hook[3], text, off))
         ends = ids + frag.refs
         for u, v, key, data, cond in frag.edges:
             if cond and not prev:
@@ -501,11 +499,12 @@ class _Assembly:
             d["resolved"] = target is not None
 
 
-def _shifted(proto: dict[str, Any], off: int) -> dict[str, Any]:
-    d = proto.copy()
-    d["start"] += off
-    d["end"] += off
-    return d
+def _referent(ref: tuple[str, str, int, int], text: str, off: int) -> dict[str, Any]:
+    """Referent node data at its first occurrence: ``ref`` is (ref kind value, key, start,
+    end) with offsets relative to the block whose text is ``text``, which starts at ``off``."""
+    ref_kind, key, start, end = ref
+    return {"kind": _REFERENT, "text": text[start:end], "start": start + off,
+            "end": end + off, "ref_kind": ref_kind, "key": key}
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,
