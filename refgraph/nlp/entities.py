@@ -222,12 +222,21 @@ class EntityTagger:
     @staticmethod
     def _chunk_end(v: DocView, start: int, blocked: set[int]) -> int:
         n = len(v.starts)
+        stop = stopwords()
+        verbs = common_verbs()
         j = start
         while j < n and j < start + 4:
-            low = v.low(j)
-            if j in blocked or not _wordlike(v, j) or low in stopwords() or v.flags(j) & NUM:
+            if j in blocked:
                 break
-            if j > start and (_verbal(low) or (
+            low = v.low(j)
+            flags = v.flags(j)
+            if flags & NUM or low in stop:
+                break
+            if not flags & ALPHA:  # _wordlike: else a letter, then a digit somewhere
+                text = v.tok(j)
+                if not (text[:1].isalpha() and any(c.isdigit() for c in text)):
+                    break
+            if j > start and (low in verbs or (len(low) > 5 and low.endswith("ed")) or (
                     # "table lists every shard": an -s word before a determiner is a verb
                     low.endswith("s") and not low.endswith("ss") and j + 1 < n
                     and v.low(j + 1) in DETERMINERS)):
