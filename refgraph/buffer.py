@@ -90,6 +90,7 @@ class ContextBuffer:
         self._history: list[Revision] = [Revision(0, sha, (), (), "init", time.time())]
         self._by_sha: dict[str, int] = {sha: 0}
         self._listeners: list[Listener] = []
+        self._recorders: list[Listener] = []
 
     # reading ------------------------------------------------------------------------------------
     @property
@@ -123,7 +124,7 @@ class ContextBuffer:
     def lines_at(self, revision: int) -> list[str]:
         """The lines of an earlier ``revision``, rebuilt by undoing the edits since."""
         with self.lock:
-            if not 0 <= revision <= self.revision:
+            if not (isinstance(revision, int) and 0 <= revision <= self.revision):
                 raise InputError(f"no revision {revision} (live is r{self.revision})")
             lines = list(self._lines)
             for rev in reversed(self._history[revision + 1:]):
@@ -135,10 +136,15 @@ class ContextBuffer:
         """Every edit recorded after ``revision``, in order."""
         return [d for rev in self._history[revision + 1:] for d in rev.edits]
 
-    def subscribe(self, listener: Listener) -> None:
-        """Call ``listener(revision, buffer)`` after every write, under the buffer's lock."""
+    def subscribe(self, listener: Listener, *, before_write: bool = False) -> None:
+        """Call ``listener(revision, buffer)`` on every write, under the buffer's lock.
+
+        ``before_write=True`` (a ledger): called with the revision about to be written, before
+        the buffer changes; if it raises, nothing is written and the error propagates, so a
+        record and the buffer never disagree. Otherwise it is called after the write.
+        """
         with self.lock:
-            self._listeners.append(listener)
+            (self._recorders if before_write else self._listeners).append(listener)
 
     # writing ------------------------------------------------------------------------------------
     def edit(self, start_line: int, end_line: int, new_lines: Iterable[str]) -> int:
@@ -211,17 +217,21 @@ class ContextBuffer:
     def _write(self, edits: Sequence[LineEdit], source: str, patch: Patch | None = None) -> int:
         removed = []
         edits = list(edits)
+        lines = list(self._lines)  # the buffer changes only once the recorders have agreed
         for k, d in enumerate(edits):
-            removed.append(tuple(self._lines[d.start:d.end]))
-            self._lines[d.start:d.end] = d.new_lines
-            if not self._lines:
+            removed.append(tuple(lines[d.start:d.end]))
+            lines[d.start:d.end] = d.new_lines
+            if not lines:
                 # Every line deleted: the text is "", whose lines are [""] (as for
                 # ContextBuffer("")); the recorded edit says so, so replaying it agrees.
-                self._lines.append("")
+                lines.append("")
                 edits[k] = d = LineEdit(d.start, d.end, ("",))
-        sha = sha256_text(self.text)
+        sha = sha256_text("\n".join(lines))
         rev = Revision(len(self._history), sha, tuple(edits), tuple(removed), source,
                        time.time(), patch)
+        for recorder in self._recorders:
+            recorder(rev, self)
+        self._lines = lines
         self._history.append(rev)
         self._by_sha[sha] = rev.number  # a hash several revisions share means the latest
         for listener in self._listeners:

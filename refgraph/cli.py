@@ -8,8 +8,11 @@ from __future__ import annotations
 import argparse
 import bisect
 import json
+import os
 import re
+import stat
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -149,20 +152,36 @@ def _apply(args: argparse.Namespace) -> int:
             print(f"refgraph: rejected: blocking findings {', '.join(report.codes)}; nothing "
                   "was written", file=sys.stderr)
             return 1
+    data = result.encode("utf-8")
     if args.output is None:
-        _write(result)
+        # Bytes, not text: a terminal encoding that cannot hold a character must not change it.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return 0
-    out = Path(args.output)
-    if out.is_dir() or not out.resolve().parent.is_dir():
-        raise InputError(f"-o {args.output}: not a file in an existing directory")
-    tmp = out.with_name(f".{out.name}.refgraph-tmp")
-    try:  # write then rename: a crash leaves the old file or the new one, never half of one
-        tmp.write_text(result, encoding="utf-8", newline="")
-        tmp.replace(out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"-o {args.output}: cannot write: {exc.strerror or exc}") from None
+    _write_atomically(Path(args.output), data, f"-o {args.output}")
     return 0
+
+
+def _write_atomically(out: Path, data: bytes, what: str) -> None:
+    """Write then rename: a crash leaves the old file or the new one, never half of one. A fresh
+    temporary name per call (two applies to one OUT cannot mix), and OUT's mode is kept."""
+    if out.is_dir() or not out.resolve().parent.is_dir():
+        raise InputError(f"{what}: not a file in an existing directory")
+    target = out.resolve()  # a symlinked OUT: write the file it points at
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".refgraph-tmp",
+                               dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if target.exists():
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"{what}: cannot write: {exc.strerror or exc}") from None
 
 
 def _graph(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ Each error subclasses both :class:`RefgraphError` and the builtin a caller would
     RefgraphError
     ├── InputError (ValueError)            bad text or file: not UTF-8, binary, a directory, missing
     ├── PipelineUnavailable (RuntimeError) the requested spaCy pipeline is not installed
+    ├── LedgerError (RuntimeError)         the ledger cannot record; the buffer is unchanged
     └── RewriteRejected                    a patch was refused; nothing was written
         ├── StaleBase          RG401       its base revision is unknown
         ├── AmbiguousAnchor    RG402       its anchor is at no place or at several
@@ -26,6 +27,10 @@ class InputError(RefgraphError, ValueError):
 
 class PipelineUnavailable(RefgraphError, RuntimeError):
     """The trained English pipeline for accurate mode is not installed."""
+
+
+class LedgerError(RefgraphError, RuntimeError):
+    """The ledger could not record a revision (locked, disk full); nothing was written."""
 
 
 class RewriteRejected(RefgraphError):

@@ -27,11 +27,13 @@ from typing import Any
 from .analyze import Analyzer, PolicyValue
 from .buffer import Candidate, ContextBuffer
 from .errors import InputError, RewriteRejected
+from .findings import Evidence, Finding, Severity
 from .ledger import Ledger, payload_sha
 from .nlp.pipeline import Mode
 from .patch import Hunk, Patch
 from .rebase import LineEdit, apply_hunks, map_range
-from .report import Report, Verdict
+from .report import Report, Verdict, verdict_for
+from .rules.guard import ProtectedRegionEdit
 
 HANDLE_FORMAT = "[pruned: ledger:{sha}, {words} words]"
 _HANDLE_DIGITS = 12
@@ -176,13 +178,24 @@ class Gate:
         span = None
         if patch.declared_span is not None:
             s, e = map_range(*patch.declared_span, base_to_live)
-            span = (offsets[min(s, len(live_lines))], _end(offsets, live_text, e))
+            start = offsets[min(s, len(live_lines))]
+            span = (start, _end(offsets, live_text, e, start))
         report = self.analyzer.analyze(
             live_text, cand.text, intent=patch.intent, declared_span=span,
             justification=patch.justification,
-            protected=[(offsets[s], _end(offsets, live_text, e)) for s, e in regions],
-            externalized=[(offsets[s], _end(offsets, live_text, e)) for s, e in moved],
+            externalized=[(offsets[s], _end(offsets, live_text, e, offsets[s]))
+                          for s, e in moved],
             count_tokens=self.count_tokens)
+        # Protected regions are decided on lines, by the rebase rule itself (an edit that
+        # changes a protected line or inserts strictly inside the region), not on a text diff.
+        severity = self.analyzer.policy.get(ProtectedRegionEdit.code, "error")
+        if severity != "off":
+            hits = _protected_hits(regions, cand, live_lines, offsets, severity)
+            if hits:
+                findings = sorted([*report.findings, *hits],
+                                  key=lambda f: (f.evidence[0].start if f.evidence else 0,
+                                                 f.code))
+                report = replace(report, findings=findings, verdict=verdict_for(findings))
         if self.budget is not None and patch.intent == "prune":
             report.stats["budget"] = self.budget
             report.stats["budget_met"] = self.count_tokens(cand.text) <= self.budget
@@ -194,9 +207,9 @@ class Gate:
             what = (f"the prune cannot reach the budget of {self.budget} tokens without a "
                     "blocking finding; escalate" if over else "blocking findings")
             report = replace(report, verdict=verdict)
-            raise cls(f"{what}: {', '.join(report.codes)}; nothing was written (live is "
-                      f"r{cand.live_revision})", report, live_revision=cand.live_revision,
-                      verdict=verdict)
+            raise cls(f"{what}: {', '.join(report.codes)}; nothing was written: fix them and "
+                      f"re-author against r{cand.live_revision}", report,
+                      live_revision=cand.live_revision, verdict=verdict)
         return cand, report, handles
 
     # health -------------------------------------------------------------------------------------
@@ -247,11 +260,45 @@ def _line_offsets(lines: list[str]) -> list[int]:
     return out
 
 
-def _end(offsets: list[int], text: str, line: int) -> int:
-    """Character offset just past line ``line - 1`` (its newline excluded)."""
+def _end(offsets: list[int], text: str, line: int, start: int) -> int:
+    """Character offset just past line ``line - 1`` (its newline excluded), never before
+    ``start`` (an empty line range is an empty character range)."""
     if line <= 0:
-        return 0
-    return min(len(text), offsets[min(line, len(offsets) - 1)] - 1)
+        return start
+    return max(start, min(len(text), offsets[min(line, len(offsets) - 1)] - 1))
+
+
+def _protected_hits(regions: list[tuple[int, int]], cand: Candidate, live: list[str],
+                    offsets: list[int], severity: Severity) -> list[Finding]:
+    """RG406 findings: candidate edits that change a protected line or insert inside one."""
+    out: list[Finding] = []
+    new_text = cand.text
+    new_offsets = _line_offsets(list(cand.lines))
+    live_text = "\n".join(live)
+    for a, b in regions:
+        if a >= b:
+            continue  # a region a tool edit emptied: nothing left to protect
+        shift = 0
+        for d in cand.edits:  # sorted, disjoint, in live coordinates
+            inside = (d.start < b and d.end > a) if d.start < d.end else a < d.start < b
+            if inside:
+                n0 = d.start + shift
+                n1 = n0 + len(d.new_lines)
+                c0, c1 = max(a, d.start), min(b, max(d.end, d.start + 1))
+                before = Evidence("before", offsets[c0], _end(offsets, live_text, c1, offsets[c0]),
+                                  "")
+                after_start = new_offsets[min(n0, len(cand.lines))]
+                after = Evidence("after", after_start,
+                                 _end(new_offsets, new_text, n1, after_start), "")
+                ev = tuple(replace(e, quote=(live_text if e.side == "before" else new_text)
+                                   [e.start:e.end]) for e in (before, after))
+                out.append(Finding(
+                    ProtectedRegionEdit.code, ProtectedRegionEdit.name, severity,
+                    f"the patch changes protected lines {a + 1}-{b} (line {c0 + 1})",
+                    ProtectedRegionEdit.hint, ev))
+                break
+            shift += d.delta
+    return out
 
 
 def _externalize(cand: Candidate, live: list[str]

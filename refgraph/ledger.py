@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError
+from .errors import InputError, LedgerError
 
 if TYPE_CHECKING:
     from .buffer import ContextBuffer, Revision
@@ -69,7 +69,9 @@ def payload_sha(lines: tuple[str, ...] | list[str]) -> str:
 class Ledger:
     """An embedded SQLite store of revisions and removed payloads. Thread-safe."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, timeout: float = 5.0) -> None:
+        """Open (or create) the ledger at ``path``; ``timeout`` is how long a write waits for
+        another writer of the same file before it fails with ``LedgerError``."""
         self.path = str(path)
         if self.path != ":memory:":
             parent = Path(self.path).resolve().parent
@@ -77,7 +79,8 @@ class Ledger:
                 raise InputError(f"ledger directory {parent} does not exist")
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False,
+                                       isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
@@ -102,6 +105,14 @@ class Ledger:
         with self._tx():
             self._put(sha, text)
         return sha
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """A database that cannot take the record (locked, disk full) is a LedgerError."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise LedgerError(f"ledger {self.path}: cannot record: {exc}") from exc
 
     @contextmanager
     def _tx(self) -> Iterator[None]:
@@ -134,7 +145,7 @@ class Ledger:
         if initial_text is not None:
             payloads.append((rev.sha256, initial_text))
         patch = rev.patch
-        with self._tx():
+        with self._errors(), self._tx():
             for sha, text in payloads:
                 self._put(sha, text)
             self._db.execute(
@@ -145,14 +156,17 @@ class Ledger:
                  rev.time))
 
     def attach(self, buffer: ContextBuffer, buffer_id: str = "main") -> None:
-        """Record every revision ``buffer`` commits from now on (its current one too)."""
+        """Record every revision ``buffer`` writes from now on, before it is written (a record
+        that fails leaves the buffer unchanged). Unless the ledger's last record of
+        ``buffer_id`` is this buffer's live revision, the live text is recorded whole first
+        (an ``init`` record): later revisions replay onto it."""
         with buffer.lock:
-            if not self.history(buffer_id):
-                # The revision the ledger starts from, whole: later ones replay onto it.
-                last = buffer.history()[-1]
+            past = self.history(buffer_id)
+            last = buffer.history()[-1]
+            if not past or (past[-1].sha256, past[-1].revision) != (last.sha256, last.number):
                 self.record(replace(last, edits=(), removed=(), source="init", patch=None),
                             buffer_id, initial_text=buffer.text)
-            buffer.subscribe(lambda rev, _buf: self.record(rev, buffer_id))
+            buffer.subscribe(lambda rev, _buf: self.record(rev, buffer_id), before_write=True)
 
     # reading ------------------------------------------------------------------------------------
     def get(self, sha: str) -> str:
@@ -190,14 +204,27 @@ class Ledger:
                             i, j, t) for b, r, s, src, ed, i, j, t in rows]
 
     def reconstruct(self, buffer_id: str = "main", revision: int | None = None) -> str:
-        """The text of a recorded revision, replayed from the initial text and the edits."""
+        """The text of a recorded revision (default: the last), replayed from the latest
+        ``init`` record at or before it. Each replayed text must hash to what was recorded:
+        a gap or a mismatch raises ``ValueError`` rather than return a wrong text."""
         entries = self.history(buffer_id)
-        if not entries or entries[0].source != "init":
+        inits = [k for k, e in enumerate(entries) if e.source == "init"
+                 and (revision is None or e.revision <= revision)]
+        if not inits:
             raise KeyError(f"no initial revision recorded for {buffer_id!r}")
-        lines = self.get(entries[0].sha256).split("\n")
-        for e in entries[1:]:
+        first = entries[inits[-1]]
+        lines = self.get(first.sha256).split("\n")
+        number = first.revision
+        for e in entries[inits[-1] + 1:]:
             if revision is not None and e.revision > revision:
                 break
+            if e.revision != number + 1:
+                raise ValueError(f"ledger gap: r{number} is followed by r{e.revision}")
             for start, end, new, _sha in e.edits:
                 lines[start:end] = new
+            if payload_sha(lines) != e.sha256:
+                raise ValueError(f"ledger mismatch: replaying r{e.revision} gives another text")
+            number = e.revision
+        if revision is not None and number != revision:
+            raise KeyError(f"r{revision} is not recorded for {buffer_id!r}")
         return "\n".join(lines)

@@ -60,7 +60,11 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
     mapping: dict[int, int] | None = None
     placed: list[LineEdit] = []
     for k, h in enumerate(hunks, 1):
-        pre = (*h.context_before, *h.old_lines, *h.context_after)
+        pre = (*h.context_before, *(h.old_lines or ()), *h.context_after)
+        if not pre:
+            raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE) inserts lines with no "
+                                  "context to anchor them in LIVE; re-author the patch with "
+                                  "context lines (diff -u) or against LIVE")
         at = _find_all(live, pre)
         if len(at) != 1:
             where = "nowhere" if not at else f"at {len(at)} places (lines " + ", ".join(
@@ -70,17 +74,19 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
         start = at[0] + len(h.context_before)
         if mapping is None:
             mapping = _base_to_live(base, live)
-        if not _carried(h, start, mapping):
+        if not _carried(h, start, mapping, len(base), len(live)):
+            short = " (with under 3 lines to go by, their neighbours must match too)" \
+                if len(pre) < 3 else ""
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
-                                  "in LIVE, but not where BASE's own lines went; LIVE may hold a "
-                                  "copy of them: re-author the patch against LIVE")
-        near = _near_copy(live, pre, at[0])
+                                  f"in LIVE, but not where BASE's own lines went{short}; LIVE may "
+                                  "hold a copy of them: re-author the patch against LIVE")
+        near = _near_copy(live, pre, at[0], set(mapping.values()))
         if near is not None:
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
                                   f"in LIVE, but LIVE line {near + 1} holds a near copy of them; "
                                   "either could be the one the patch was written for: re-author "
                                   "the patch against LIVE")
-        placed.append(LineEdit(start, start + len(h.old_lines), h.new_lines))
+        placed.append(LineEdit(start, start + len(h.old_lines or ()), h.new_lines))
     try:
         check_disjoint(placed)
     except ValueError:
@@ -89,10 +95,12 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
     return "\n".join(apply_hunks(live, placed))
 
 
-def _near_copy(live: Sequence[str], pre: Sequence[str], at: int) -> int | None:
+def _near_copy(live: Sequence[str], pre: Sequence[str], at: int,
+               unchanged: set[int]) -> int | None:
     """Where else LIVE holds the preimage with at most a third of its lines changed, dropped or
     pushed apart by inserted lines (at least one), or None. Without history, an exact copy and an
-    edited original cannot be told apart: the one that still matches may be the copy."""
+    edited original cannot be told apart: the one that still matches may be the copy. A near copy
+    whose lines all come unchanged from BASE was there when the patch was written: no doubt."""
     n = len(pre)
     need = n - max(1, n // 3)
     if need < 1:
@@ -103,6 +111,8 @@ def _near_copy(live: Sequence[str], pre: Sequence[str], at: int) -> int | None:
         if at - width < i < at + n:
             continue  # a window over the match itself
         window = live[i:i + width]
+        if all(k in unchanged for k in range(i, min(i + n, len(live)))):
+            continue
         if sum((Counter(window) & want).values()) < need:
             continue  # cheap filter before the alignment
         sm = difflib.SequenceMatcher(None, list(pre), list(window), autojunk=False)
@@ -111,9 +121,18 @@ def _near_copy(live: Sequence[str], pre: Sequence[str], at: int) -> int | None:
     return None
 
 
-def _carried(h: Hunk, start: int, mapping: dict[int, int]) -> bool:
-    """True when the alignment takes the hunk's BASE lines to where the search found them."""
+def _carried(h: Hunk, start: int, mapping: dict[int, int], n_base: int, n_live: int) -> bool:
+    """True when the alignment takes the hunk's BASE lines, and BASE's lines right around them,
+    to where the search found them. The neighbours matter for a short preimage (a diff without
+    context): one line alone can be carried to a re-injected copy of itself."""
+    old = h.old_lines or ()
     lo = h.start - len(h.context_before)
-    n = len(h.context_before) + len(h.old_lines) + len(h.context_after)
+    n = len(h.context_before) + len(old) + len(h.context_after)
     at = start - len(h.context_before)
-    return all(mapping.get(lo + k) == at + k for k in range(n))
+    if not all(mapping.get(lo + k) == at + k for k in range(n)):
+        return False
+    if n >= 3:
+        return True
+    before_ok = mapping.get(lo - 1) == at - 1 if lo > 0 else at == 0
+    after_ok = mapping.get(lo + n) == at + n if lo + n < n_base else at + n == n_live
+    return before_ok and after_ok

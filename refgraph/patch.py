@@ -24,7 +24,7 @@ from .rebase import LineEdit, check_disjoint
 PatchIntent: TypeAlias = Literal["rewrite", "summarize", "prune"]
 INTENTS: tuple[PatchIntent, ...] = ("rewrite", "summarize", "prune")
 _HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_NO_EOL = "\\ No newline at end of file"
+_NO_EOL = "\\ "  # "\\ No newline at end of file", in whatever language diff printed it
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +37,11 @@ class Hunk:
 
     start: int
     end: int
-    old_lines: tuple[str, ...]
+    old_lines: tuple[str, ...] | None  # None: a splice, whose lines are read from the base
     new_lines: tuple[str, ...]
     context_before: tuple[str, ...] = ()
     context_after: tuple[str, ...] = ()
+    at_eof: bool = False  # a no-newline marker says the hunk's last line ends the file
 
     @property
     def edit(self) -> LineEdit:
@@ -116,8 +117,7 @@ class Patch:
         if not (isinstance(start_line, int) and isinstance(end_line, int)
                 and 0 <= start_line <= end_line):
             raise InputError(f"bad line range {start_line}:{end_line}")
-        # old_lines are unknown until the base is at hand: marked by None-like sentinel below.
-        return cls(base, (Hunk(start_line, end_line, _UNREAD, new),), None, intent,
+        return cls(base, (Hunk(start_line, end_line, None, new),), None, intent,
                    declared_span, justification)
 
     # resolution ---------------------------------------------------------------------------------
@@ -135,12 +135,13 @@ class Patch:
             if h.end > n:
                 raise AmbiguousAnchor(f"hunk {k} names lines {h.start + 1}-{h.end} but {label} "
                                       f"has {n}; the patch was not authored against it")
-            if h.old_lines is _UNREAD:
+            if h.old_lines is None:
                 h = Hunk(h.start, h.end, tuple(base_lines[h.start:h.end]), h.new_lines)
             cb, ca = h.context_before, h.context_after
             ok = (tuple(base_lines[h.start:h.end]) == h.old_lines
                   and h.start >= len(cb) and tuple(base_lines[h.start - len(cb):h.start]) == cb
-                  and tuple(base_lines[h.end:h.end + len(ca)]) == ca)
+                  and tuple(base_lines[h.end:h.end + len(ca)]) == ca
+                  and (not h.at_eof or h.end + len(ca) == n))
             if not ok:
                 raise AmbiguousAnchor(
                     f"hunk {k} does not match {label} at line {h.start + 1}: its lines or "
@@ -150,13 +151,13 @@ class Patch:
         return tuple(out)
 
 
-_UNREAD: tuple[str, ...] = ("\0unread",)  # splice: the replaced lines are read from the base
-
-
 def _check_lines(lines: Iterable[str]) -> tuple[str, ...]:
     if isinstance(lines, str):
         raise InputError("new_lines must be a list of lines, not one string")
-    out = tuple(lines)
+    try:
+        out = tuple(lines)
+    except TypeError:
+        raise InputError("new_lines must be a list of lines") from None
     if not all(isinstance(x, str) and "\n" not in x for x in out):
         raise InputError("new_lines must be strings without newline characters")
     return out
@@ -179,13 +180,20 @@ def _replace_hunk(text: str, old: str, new: str, label: str) -> Hunk:
                               "quote more surrounding text")
     a = text.split("\n")
     b = (text[:at[0]] + new + text[at[0] + len(old):]).split("\n")
-    p = 0
-    while p < min(len(a), len(b)) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
-        s += 1
-    return Hunk(p, len(a) - s, tuple(a[p:len(a) - s]), tuple(b[p:len(b) - s]))
+    # The hunk is the lines `old` touches, so it stays on the place the author quoted: trimming
+    # unchanged lines by comparing the two texts could slide it onto a neighbouring copy.
+    start, end = at[0], at[0] + len(old)
+    l0 = text.count("\n", 0, start)
+    l1 = text.count("\n", 0, end) + 1
+    m1 = l1 + len(b) - len(a)
+    # Only a line that `old` merely borders is dropped when it comes out unchanged: the line
+    # whose newline `old` starts with, and the line `old` ends just before. At least one old
+    # line stays: a pure insertion would rebase differently from the replacement written.
+    if l1 - l0 > 1 and text[start] == "\n" and a[l0] == b[l0]:
+        l0 += 1
+    if l1 - l0 > 1 and m1 > l0 and text[end - 1] == "\n" and a[l1 - 1] == b[m1 - 1]:
+        l1, m1 = l1 - 1, m1 - 1
+    return Hunk(l0, l1, tuple(a[l0:l1]), tuple(b[l0:m1]))
 
 
 def parse_unified_diff(diff_text: str) -> list[Hunk]:
@@ -226,9 +234,10 @@ def _read_hunk(lines: list[str], i: int, m: re.Match[str], out: list[Hunk]) -> i
     body: list[tuple[str, str]] = []
     n_old = n_new = 0
     i += 1
-    while i < len(lines) and (n_old < old_len or n_new < new_len or lines[i] == _NO_EOL):
+    while i < len(lines) and (n_old < old_len or n_new < new_len
+                              or lines[i].startswith(_NO_EOL)):
         line = lines[i]
-        if line == _NO_EOL:
+        if line.startswith(_NO_EOL):
             if not body:
                 raise InputError(f"diff line {i + 1}: a no-newline marker with no line before")
             body[-1] = (body[-1][0] + "!", body[-1][1])
@@ -279,7 +288,10 @@ def _split_runs(body: list[tuple[str, str]], pos: int, out: list[Hunk]) -> None:
         c1 = j
         while c1 < len(body) and body[c1][0][0] == " ":
             c1 += 1
+        # A marker on a removed or trailing context line says where BASE ends: checked.
+        eof = old_noeol or new_noeol or any(tag == " !" for tag, _ in body[j:c1])
         out.append(Hunk(pos, pos + len(old), tuple(old), tuple(new),
-                        tuple(t for _, t in body[c0:k]), tuple(t for _, t in body[j:c1])))
+                        tuple(t for _, t in body[c0:k]), tuple(t for _, t in body[j:c1]),
+                        at_eof=eof))
         pos += n_removed
         k = j

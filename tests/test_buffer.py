@@ -319,3 +319,54 @@ def test_concurrent_writers_lose_no_update() -> None:
     assert lines[0] == "start" + "!" * 20
     assert buf.revision == 200 + 20
     assert buf.lines_at(0) == r0.text.split("\n")
+
+
+# a second reader's findings ---------------------------------------------------------------------
+
+
+def test_replace_stays_on_the_lines_old_occupies() -> None:
+    """Trimming whole texts slid the hunk past a tool result appended after the base."""
+    buf = ContextBuffer("plan:\nstep 1: run tests")
+    r17 = buf.snapshot()
+    buf.append("tool: tests passed")
+    buf.apply(Patch.replace("step 1: run tests", "step 1: run tests\nstep 2: deploy",
+                            base=r17.sha256))
+    assert buf.text == "plan:\nstep 1: run tests\nstep 2: deploy\ntool: tests passed"
+
+
+def test_replace_with_a_repeated_line_binds_to_the_quoted_copy() -> None:
+    buf = ContextBuffer("a\nb\na\nc")
+    r0 = buf.snapshot()
+    buf.edit(0, 1, ["A (edited by tool)"])  # the quoted 'a' changed: conflict
+    with pytest.raises(EditConflict):
+        buf.apply(Patch.replace("a\nb\n", "", base=r0.sha256))
+    buf = ContextBuffer("a\nb\na\nc")
+    buf.edit(2, 3, ["a2"])  # the other 'a' changed: no conflict
+    buf.apply(Patch.replace("a\nb\n", "", base=r0.sha256))
+    assert buf.text == "a2\nc"
+
+
+def test_no_newline_marker_must_be_at_the_end_of_the_base() -> None:
+    buf = ContextBuffer("a\nb\nc")
+    with pytest.raises(AmbiguousAnchor):
+        buf.apply(Patch.from_unified_diff("@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+B\n",
+                                          base=buf.sha256))
+    buf = ContextBuffer("a\nb")  # translated marker (GNU diff under another locale)
+    buf.apply(Patch.from_unified_diff("@@ -2 +2 @@\n-b\n\\ Kein Zeilenumbruch am Dateiende.\n+B\n",
+                                      base=buf.sha256))
+    assert buf.text == "a\nB\n"
+
+
+def test_odd_arguments_are_input_errors_and_patches_pickle() -> None:
+    import pickle
+
+    buf = ContextBuffer("a\nb")
+    with pytest.raises(InputError):
+        buf.edit(0, 1, None)  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        Patch.splice(0, 1, 5, base=buf.sha256)  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        buf.lines_at("1")  # type: ignore[arg-type]
+    patch = pickle.loads(pickle.dumps(Patch.splice(0, 1, ["x"], base=buf.sha256)))
+    buf.apply(patch)
+    assert buf.text == "x\nb"

@@ -272,3 +272,25 @@ def test_externalized_antecedent_is_reconstructible_not_orphaned(az: Analyzer,
     done = gate.submit(Patch.splice(0, 1, [], base=buf.sha256, intent="prune"))
     assert done.report.findings == []
     assert ledger.get(done.handles[0]) == CLOSURE[code].split("\n")[0]
+
+
+def test_protected_lines_are_checked_by_line_not_by_text(az: Analyzer) -> None:
+    text = "header\nUSER: never delete logs\nUSER: never delete logs\nfooter"
+    buf, gate = gate_for(az, text=text)
+    gate.protect(1, 2, "user")
+    # Deleting the protected line leaves an identical line: a text diff sees no change there.
+    with pytest.raises(GateRejected) as info:
+        gate.submit(Patch.splice(1, 2, [], base=buf.sha256))
+    assert info.value.codes == ["RG406"]
+    buf, gate = gate_for(az, text="intro\nUSER: use tabs")
+    gate.protect(1, 2, "user")
+    gate.submit(Patch.splice(1, 1, ["note: added above it"], base=buf.sha256))  # boundary
+    assert gate.protected[0].start == 2
+
+
+def test_empty_ranges_do_not_break_the_gate(az: Analyzer) -> None:
+    buf, gate = gate_for(az, text="a\nUSER: keep\nb")
+    gate.protect(1, 2)
+    buf.edit(1, 2, [])  # a tool edit empties the protected region
+    gate.submit(Patch.splice(1, 1, ["x"], base=buf.sha256, declared_span=(1, 1)))
+    assert buf.text == "a\nx\nb"

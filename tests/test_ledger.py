@@ -100,3 +100,47 @@ def test_a_killed_writer_loses_no_committed_record(tmp_path: Path) -> None:
         assert set(acked) <= set(revs)
         text = ledger.reconstruct()
         assert text.split("\n")[len(acked)].startswith(f"tool result {len(acked)} ")
+
+
+def test_a_record_that_fails_leaves_the_buffer_unchanged(tmp_path: Path) -> None:
+    from refgraph.errors import LedgerError
+
+    db = tmp_path / "locked.db"
+    ledger = Ledger(db, timeout=0.1)
+    buf = ContextBuffer("a\nb")
+    ledger.attach(buf)
+    other = sqlite3.connect(db, timeout=0.1, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the file
+    with pytest.raises(LedgerError, match="cannot record"):
+        buf.edit(0, 0, ["tool: 1"])
+    assert buf.text == "a\nb"
+    assert buf.revision == 0
+    other.execute("ROLLBACK")
+    buf.edit(0, 0, ["tool: 1"])
+    assert ledger.reconstruct() == buf.text
+
+
+def test_attaching_a_new_buffer_to_an_old_file_starts_a_new_record(tmp_path: Path) -> None:
+    db = tmp_path / "ctx.db"
+    with Ledger(db) as ledger:
+        buf1 = ContextBuffer("a\nb")
+        ledger.attach(buf1)
+        buf1.edit(0, 1, ["A"])
+    with Ledger(db) as ledger:
+        buf2 = ContextBuffer("x\ny\nz")
+        ledger.attach(buf2)
+        buf2.edit(2, 3, ["Z"])
+        assert ledger.reconstruct() == buf2.text
+        assert ledger.reconstruct(revision=0) == "x\ny\nz"
+
+
+def test_reconstruct_refuses_a_gap(tmp_path: Path) -> None:
+    db = tmp_path / "gap.db"
+    with Ledger(db) as ledger:
+        buf = ContextBuffer("a")
+        ledger.attach(buf)
+        buf.append("b")
+        buf.append("c")
+    sqlite3.connect(db).execute("DELETE FROM revisions WHERE revision = 1").connection.commit()
+    with Ledger(db) as ledger, pytest.raises(ValueError, match="gap"):
+        ledger.reconstruct()

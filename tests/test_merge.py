@@ -130,3 +130,33 @@ def test_cli_apply_check_refuses_a_corrupting_patch(tmp_path: Path,
     Path(patch).write_text(udiff(BASE, BASE.replace("next: deploy", "next step: deploy")))
     assert main([*args, "--check"]) == 0
     assert out.read_text() == BASE.replace("next: deploy", "next step: deploy")
+
+
+def test_cli_apply_stdout_is_the_exact_utf8_text(tmp_path: Path) -> None:
+    """An ASCII terminal must not change the merged text (no backslash escapes)."""
+    import os
+    import subprocess
+    import sys
+
+    base = BASE.replace("owner: ana", "owner: zoë (café team)")
+    (tmp_path / "base.md").write_text(base, encoding="utf-8")
+    (tmp_path / "live.md").write_text("tool: ✓ done\n" + base, encoding="utf-8")
+    (tmp_path / "p.diff").write_text(udiff(base, base.replace("retries: 3", "retries: 5")),
+                                     encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "refgraph", "apply", "live.md", "p.diff",
+                          "--base", "base.md"], cwd=tmp_path, capture_output=True,
+                         env={**os.environ, "PYTHONIOENCODING": "ascii"}, check=False)
+    assert run.returncode == 0, run.stderr
+    expected = "tool: ✓ done\n" + base.replace("retries: 3", "retries: 5")
+    assert run.stdout.decode("utf-8") == expected
+
+
+def test_short_preimage_is_refused_when_its_neighbours_moved() -> None:
+    """A diff without context (-U0) on a line that a tool also re-injected below: the original
+    was edited, the copy is untouched; without history the copy must not be patched."""
+    base = "a\nstatus: pending\nb"
+    live = "a\nstatus: pending (edited by tool)\nb\nstatus: pending"
+    with pytest.raises(AmbiguousAnchor, match="neighbours must match"):
+        three_way_apply(base, live, "@@ -2 +2 @@\n-status: pending\n+status: done\n")
+    assert three_way_apply(base, "x\n" + base, "@@ -2 +2 @@\n-status: pending\n+status: done\n") \
+        == "x\na\nstatus: done\nb"
