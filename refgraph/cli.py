@@ -22,11 +22,14 @@ import networkx as nx
 
 from . import __version__
 from .analyze import analyze, lint
+from .buffer import ContextBuffer
 from .errors import InputError, RefgraphError, RewriteRejected
+from .gate import Gate, GateRejected
 from .graph import build_graph, to_node_link
 from .io import read_text
 from .merge import three_way_apply
 from .model import NodeKind, RefGraph
+from .patch import Patch
 from .report import Report
 from .rules import INTENTS, RULES, get_rule
 
@@ -379,6 +382,54 @@ def _demo(args: argparse.Namespace) -> int:
                                   after_name=f"examples/rewrites/{path.name}")
         for line in text.splitlines()[:-1]:
             print(f"   {line}")
+        print()
+    return _demo_patches(folder / "patches", args.mode)
+
+
+def _demo_patches(folder: Path, mode: str) -> int:
+    """The guarded apply on bundled stale patches: each ``<context>--<intent>--<what>.diff`` was
+    authored against ``<context>.base.md``; ``<context>.edits.json`` holds the edits recorded
+    since, which made ``<context>.live.md``."""
+    patches = sorted(folder.glob("*--*--*.diff"))
+    if patches:
+        print(f"Applying {len(patches)} bundled stale patches (examples/patches/):\n")
+    for path in patches:
+        context, intent, _ = path.stem.split("--", 2)
+        base_path, live_path = folder / f"{context}.base.md", folder / f"{context}.live.md"
+        edits_path = folder / f"{context}.edits.json"
+        if intent not in INTENTS or not (base_path.exists() and live_path.exists()
+                                         and edits_path.exists()):
+            print(f"refgraph: error: {path.name}: names no bundled context and intent",
+                  file=sys.stderr)
+            return 2
+        base, live, diff = (read_text(str(p)) for p in (base_path, live_path, path))
+        buffer = ContextBuffer(base)
+        shown = buffer.snapshot()
+        for start, end, lines in json.loads(read_text(str(edits_path)))["edits"]:
+            buffer.edit(start, end, lines)
+        recorded = buffer.revision - shown.revision
+        print(f"== {path.name} (intent {intent}), authored against r{shown.revision}, "
+              f"live is r{buffer.revision}")
+        try:
+            done = Gate(buffer, mode=mode).submit(
+                Patch.from_unified_diff(diff, base=shown.sha256, intent=intent))
+            print(f"   ContextBuffer + Gate: rebased through {recorded} recorded edits, "
+                  f"analyzed, committed r{done.revision} ({done.report.verdict})")
+        except GateRejected as exc:
+            print(f"   ContextBuffer + Gate: rejected, nothing written: {', '.join(exc.codes)}")
+            for line in exc.report.format_text(before_name=f"r{buffer.revision}",
+                                               after_name="candidate").splitlines()[:-1]:
+                print(f"     {line}")
+        except RewriteRejected as exc:
+            print(f"   ContextBuffer: rejected, nothing written: {exc}")
+        try:
+            merged = three_way_apply(base, live, diff)
+            verdict = analyze(live, merged, intent=intent, mode=mode)
+            codes = f" ({', '.join(verdict.codes)})" if verdict.codes else ""
+            print(f"   file form (refgraph apply, no history): merged; with --check: "
+                  f"{verdict.verdict}{codes}")
+        except RewriteRejected as exc:
+            print(f"   file form (refgraph apply, no history): refused: {exc}")
         print()
     return 0
 

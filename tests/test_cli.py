@@ -88,6 +88,11 @@ def test_demo_runs_on_bundled_examples(capsys: pytest.CaptureFixture[str]) -> No
     assert code == 0
     assert "coding_agent.md" in out
     assert "constraint" in out
+    # the guarded apply on the bundled stale patches
+    assert "add-constraint.diff (intent rewrite), authored against r0, live is r2" in out
+    assert "ContextBuffer + Gate: rebased through 2 recorded edits, analyzed, committed r3" in out
+    assert "ContextBuffer + Gate: rejected, nothing written: RG201" in out
+    assert "merged; with --check: reject (RG201)" in out
 
 
 def test_module_entry_point_reads_stdin() -> None:
