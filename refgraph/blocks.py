@@ -62,19 +62,25 @@ def _closes(line: str, fence: str) -> bool:
     return stripped.startswith(fence) and not stripped.strip(fence[0])
 
 
+# The kinds a line can start, in the order they are tested: the first that matches wins.
+# "log" before "json": "[INFO] ok" is a log line, not a JSON array.
+_LINE_KINDS = ((BlockKind.HEADING, _HEADING), (BlockKind.TURN, _TURN), (BlockKind.BULLET, _BULLET),
+               (BlockKind.LOG, _LOG), (BlockKind.JSON, _JSON))
+# All of them as one alternation tried at the line's start: the first alternative that matches
+# is the first kind whose pattern matches, so one call classifies a line (most lines are
+# plain text, which took five failed matches).
+_LINE_KIND = re.compile("|".join(
+    f"(?P<{kind.value}>(?i:{pattern.pattern}))" if pattern.flags & re.IGNORECASE
+    else f"(?P<{kind.value}>{pattern.pattern})" for kind, pattern in _LINE_KINDS))
+
+
+_KIND_OF_GROUP: dict[str | None, BlockKind] = {kind.value: kind for kind, _ in _LINE_KINDS}
+
+
 def _line_kind(line: str) -> BlockKind | None:
     """The kind a line starts, or None for a plain text line."""
-    if _HEADING.match(line):
-        return BlockKind.HEADING
-    if _TURN.match(line):
-        return BlockKind.TURN
-    if _BULLET.match(line):
-        return BlockKind.BULLET
-    if _LOG.match(line):  # before JSON: "[INFO] ok" is a log line, not a JSON array
-        return BlockKind.LOG
-    if _JSON.match(line):
-        return BlockKind.JSON
-    return None
+    m = _LINE_KIND.match(line)
+    return None if m is None else _KIND_OF_GROUP[m.lastgroup]
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:

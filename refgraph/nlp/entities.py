@@ -82,14 +82,6 @@ def _parenthetical(v: DocView, end: int) -> tuple[str, int]:
     return "", end
 
 
-def _wordlike(v: DocView, j: int) -> bool:
-    """``refgraph.nlp.text.is_wordlike`` of token ``j``."""
-    if v.flags(j) & ALPHA:
-        return True
-    text = v.tok(j)
-    return text[:1].isalpha() and any(c.isdigit() for c in text)
-
-
 def _verbal(low: str) -> bool:
     """``looks_verbal`` without a tagger, on the lower-cased word."""
     return low in common_verbs() or (len(low) > 5 and low.endswith("ed"))
