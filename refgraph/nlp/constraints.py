@@ -192,9 +192,10 @@ def _governed(v: DocView, lo: int, hi: int, start: int, end: int, kind: str
               ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
     """(governed token range, condition token range) for the constraint cue [start, end) in
     the sentence window [lo, hi)."""
+    words = v.words
     if kind == "precondition":
         cond_end = end
-        while cond_end < hi and v.tok(cond_end) not in (";", ".", "!", "?", ","):
+        while cond_end < hi and words[cond_end] not in (";", ".", "!", "?", ","):
             cond_end += 1
         cond = trim(v, end, cond_end)
         # "Before deploying, run the tests" / "deploy only after tests pass"
@@ -206,18 +207,19 @@ def _governed(v: DocView, lo: int, hi: int, start: int, end: int, kind: str
         # "The batch size must not exceed 500": the limited thing is the subject before the cue,
         # within the same clause; "up to 5 GB of disk, up to 3 CPUs": each cue its own clause.
         a = start
-        while a > lo and v.tok(a - 1) not in (",", ";", ":", "(", ")"):
+        while a > lo and words[a - 1] not in (",", ";", ":", "(", ")"):
             a -= 1
         b = end
-        while b < hi and v.tok(b) not in (",", ";", ".", "!", "?", ":", "(", ")"):
+        while b < hi and words[b] not in (",", ";", ".", "!", "?", ":", "(", ")"):
             b += 1
         # The whole clause: the limited thing, the cue and the bound ("up to 5 GB" is one
         # quantity node that starts at the cue).
         gov = trim(v, a, b)
         return (gov, None) if gov[0] < gov[1] else (None, None)
     enders = _action_enders()
+    lowers = v.lowers
     b = end
-    while b < hi and v.tok(b) not in (";", ".", "!", "?", ",") and v.low(b) not in enders:
+    while b < hi and words[b] not in (";", ".", "!", "?", ",") and lowers[b] not in enders:
         b += 1
     gov = trim(v, end, b)
     return (gov, None) if gov[0] < gov[1] else (None, None)
@@ -230,9 +232,10 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
     lo, hi = bisect.bisect_left(id_starts, s), bisect.bisect_left(id_starts, e)
     words: list[str] = [name for (_, _, name) in identifiers[lo:hi]]
     stop = stopwords()
+    lowers = v.lowers
     for k in range(gov[0], gov[1]):
-        if v.flags(k) & ALPHA and v.low(k) not in stop and len(words) < 8:
-            w = norm(v.tok(k))
+        if lowers[k] not in stop and len(words) < 8 and v.flags(k) & ALPHA:
+            w = norm(v.words[k])
             if w not in words and not any(w in name.lower() for name in words):
                 words.append(w)
     return " ".join(words[:8])

@@ -216,22 +216,23 @@ class EntityTagger:
         n = len(v.starts)
         stop = stopwords()
         verbs = common_verbs()
+        lowers = v.lowers
         j = start
         while j < n and j < start + 4:
             if j in blocked:
                 break
-            low = v.low(j)
+            low = lowers[j]
             flags = v.flags(j)
             if flags & NUM or low in stop:
                 break
             if not flags & ALPHA:  # _wordlike: else a letter, then a digit somewhere
-                text = v.tok(j)
+                text = v.words[j]
                 if not (text[:1].isalpha() and any(c.isdigit() for c in text)):
                     break
             if j > start and (low in verbs or (len(low) > 5 and low.endswith("ed")) or (
                     # "table lists every shard": an -s word before a determiner is a verb
                     low.endswith("s") and not low.endswith("ss") and j + 1 < n
-                    and v.low(j + 1) in DETERMINERS)):
+                    and lowers[j + 1] in DETERMINERS)):
                 break
             j += 1
         return j

@@ -57,14 +57,15 @@ def clause_bounds(v: DocView, lo: int, hi: int, i: int) -> tuple[int, int]:
     """Token range [start, end) of the clause around token ``i`` within the sentence window
     [lo, hi), by punctuation and openers."""
     openers = clause_openers()
+    words, lowers = v.words, v.lowers
     start = i
     while start > lo:
-        if v.tok(start - 1) in CLAUSE_PUNCT or (v.low(start - 1) in openers and start - 1 != i):
+        if words[start - 1] in CLAUSE_PUNCT or (lowers[start - 1] in openers and start - 1 != i):
             break
         start -= 1
     end = i + 1
     while end < hi:
-        if v.tok(end) in CLAUSE_PUNCT or v.low(end) in openers:
+        if words[end] in CLAUSE_PUNCT or lowers[end] in openers:
             break
         end += 1
     return start, end
@@ -72,9 +73,10 @@ def clause_bounds(v: DocView, lo: int, hi: int, i: int) -> tuple[int, int]:
 
 def trim(v: DocView, start: int, end: int) -> tuple[int, int]:
     """Drop leading/trailing punctuation and spaces from a token range."""
-    while start < end and v.flags(start) & (PUNCT | SPACE):
+    flags = v.flags
+    while start < end and flags(start) & (PUNCT | SPACE):
         start += 1
-    while end > start and v.flags(end - 1) & (PUNCT | SPACE):
+    while end > start and flags(end - 1) & (PUNCT | SPACE):
         end -= 1
     return start, end
 
@@ -104,5 +106,8 @@ def verb_by_context(v: DocView, j: int) -> bool:
 def at_clause_start(v: DocView, lo: int, i: int) -> bool:
     """Whether only punctuation, spaces or a list marker precede token ``i`` in its sentence
     window, which starts at token ``lo``."""
-    return all(v.flags(k) & (PUNCT | SPACE) or v.tok(k) in ("-", "*", "+", "•")
-               for k in range(lo, i))
+    flags, words = v.flags, v.words
+    for k in range(lo, i):
+        if not flags(k) & (PUNCT | SPACE) and words[k] not in ("-", "*", "+", "•"):
+            return False
+    return True

@@ -25,6 +25,7 @@ FINAL_KEY = "rg_view_final"  # set by a caller that runs no more annotating spaC
 
 
 _EMPTY: list[int] = []  # default of the per-token lists (never mutated)
+_EMPTY_STR: list[str] = []
 
 
 class DocView(NamedTuple):
@@ -44,21 +45,22 @@ class DocView(NamedTuple):
     lower: str = ""  # ``text.lower()`` when that keeps every offset, else ""
     flag_key: int = 0  # which lexical-flag table ``flags`` reads (one per set of getters)
     lows: list[int] = _EMPTY  # ``doc[i].lower``: the lower-cased form's string id
+    # Each token's text and lower-cased text, sliced once: rules read them many times each.
+    words: list[str] = _EMPTY_STR
+    lowers: list[str] = _EMPTY_STR
 
     def tok(self, i: int) -> str:
         """``doc[i].text``."""
-        return self.text[self.starts[i]:self.ends[i]]
+        return self.words[i]
 
     def low(self, i: int) -> str:
         """``doc[i].lower_``."""
-        if self.lower:
-            return self.lower[self.starts[i]:self.ends[i]]
-        return self.text[self.starts[i]:self.ends[i]].lower()
+        return self.lowers[i]
 
     def flags(self, i: int) -> int:
         """Lexical flags of token ``i``: ``PUNCT | ALPHA | NUM | SPACE`` bits, as
         ``doc[i].is_punct``, ``.is_alpha``, ``.like_num``, ``.is_space`` say."""
-        word = self.text[self.starts[i]:self.ends[i]]
+        word = self.words[i]
         table = _FLAG_TABLES[self.flag_key]
         found = table[1].get(word)
         return found if found is not None else _flags_of(table, word)
@@ -154,7 +156,7 @@ def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
     if not len(doc):
         if has_sents is None:
             has_sents = doc.has_annotation("SENT_START")
-        return DocView(text, [], [0], has_sents, [], [], text.lower(), key, [])
+        return DocView(text, [], [0], has_sents, [], [], text.lower(), key, [], [], [])
     arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
     starts, lengths, ws, sent_start, lows = arr.T.tolist()
     if has_sents is None:
@@ -167,8 +169,14 @@ def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
     if has_sents:
         sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
     lower = text.lower()
-    return DocView(text, starts, sent_starts, has_sents, ends, ws,
-                   lower if len(lower) == len(text) else "", key, lows)
+    words = [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    if len(lower) == len(text):
+        lowers = [lower[a:b] for a, b in zip(starts, ends, strict=True)]
+    else:  # lower-casing changed a length ("İ"): per token, as spaCy does
+        lower = ""
+        lowers = [w.lower() for w in words]
+    return DocView(text, starts, sent_starts, has_sents, ends, ws, lower, key, lows, words,
+                   lowers)
 
 
 def finalize(doc: Doc) -> DocView:
