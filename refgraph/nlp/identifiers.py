@@ -84,7 +84,8 @@ def _role(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", end, hi)
     after = text[end: line_end if line_end >= 0 else hi]
     before = text[line_start:start]
-    if assign_re.match(after) or after_re.match(after) or before_re.search(before):
+    if assign_re.match(after) or after_re.match(after) or \
+            before_re.search(before, _define_word_from(before)):
         return "define"
     # JSON and YAML keys: "key": value / key: value at the start of a line
     if before.strip() in ("", '"', "'", "-", "- ", '{"', "{") and after.startswith(('":', "':")):
@@ -93,6 +94,25 @@ def _role(text: str, start: int, end: int) -> str:
 
 
 _CONTEXT = 120
+
+
+def _define_word_from(before: str) -> int:
+    """Where a match of the "defined as"-before pattern can start in ``before``: it ends with
+    a word from the list, whitespace and an optional quote, so it starts at most the longest
+    word and one character before the trailing whitespace (a search of the whole line before
+    every identifier was a tenth of the component)."""
+    k = len(before)
+    if k and before[k - 1] in "`'\"":
+        k -= 1
+    while k and before[k - 1].isspace():
+        k -= 1
+    return max(0, k - _longest_define_before() - 1)
+
+
+@cache
+def _longest_define_before() -> int:
+    words: list[str] = load_json("patterns", "identifiers.json")["define_before"]
+    return max(map(len, words), default=0)
 
 
 class _Taken:
