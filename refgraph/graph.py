@@ -271,8 +271,10 @@ class _FragmentBuilder:
                     self._scope_edges(i, spans, starts)
         # Referents go after the block's own ids, so assembly indexes one list for both.
         n = len(frag.suffixes)
-        frag.edges = [(u, n + _FIRST_REF - v if v <= _FIRST_REF else v, key, data, cond)
-                      for u, v, key, data, cond in frag.edges]
+        edges = frag.edges
+        for k, (u, v, key, data, cond) in enumerate(edges):
+            if v <= _FIRST_REF:  # most edges stay inside the block: only these are rebuilt
+                edges[k] = (u, n + _FIRST_REF - v, key, data, cond)
         return frag
 
     def _record(self, suffix: str, kind: str, start: int, end: int, a: dict[str, Any],
@@ -464,12 +466,18 @@ class _Assembly:
             elif cond and key in keydict:
                 continue  # the fragment could not drop this repeat: it waited for the premise
             keydict[key] = data.copy()
-        self.sentences.extend((s + off, ids[i]) for i, s, _ in frag.sentences)
+        # Lists, not generators, and only when there is something to add: most blocks have
+        # a few of these at most, where a generator's set-up is most of the cost.
+        if frag.sentences:
+            self.sentences.extend([(s + off, ids[i]) for i, s, _ in frag.sentences])
         for head, s, i in frag.heads:
             self.heads.setdefault(head, []).append((s + off, ids[i]))
-        self.constraints.extend((s + off, ids[i]) for s, i in frag.constraints)
-        self.mentions.extend((s + off, ids[i]) for s, i in frag.mentions)
-        self.pending.extend((ids[i], head, kind) for i, head, kind in frag.deictics)
+        if frag.constraints:
+            self.constraints.extend([(s + off, ids[i]) for s, i in frag.constraints])
+        if frag.mentions:
+            self.mentions.extend([(s + off, ids[i]) for s, i in frag.mentions])
+        if frag.deictics:
+            self.pending.extend([(ids[i], head, kind) for i, head, kind in frag.deictics])
 
     def resolve_references(self) -> None:
         """Link each deictic to the nearest earlier thing that fits its description."""
