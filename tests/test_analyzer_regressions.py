@@ -97,3 +97,20 @@ def test_a_unit_letter_inside_a_later_word_does_not_hide_a_dropped_unit(
     before = "timeout: 30 s\nregion: eu-west\nretries: 3\nowner: ana\nstatus: green\n"
     assert az.analyze(before, before.replace("30 s", "30")).codes == ["RG201"]
     assert az.analyze(before, before.replace("30 s", "30 s (hard)")).codes == []
+
+
+def test_only_with_words_before_its_condition_restates_not_unless(
+        az: refgraph.Analyzer) -> None:
+    before = "Old unit: you don't need to send it back unless the replacement also shows E31."
+    assert az.analyze(before, "Old unit: keep it; only needed back if the replacement also "
+                              "shows E31.").codes == []
+    assert az.analyze(before, "Old unit: you need to send it back if the replacement also "
+                              "shows E31.").codes == ["RG301"]
+
+
+def test_a_scale_suffix_restates_a_number(az: refgraph.Analyzer) -> None:
+    before = "Usage: 63,250,000 calls this month; 1,900,000 of them from the sandbox."
+    assert az.analyze(before, "Usage: 63.25M calls/mo; 1.9M from the sandbox.").codes == []
+    assert az.analyze("Usage: 63.25M calls this month.", "Usage: 63,250,000 calls.").codes == []
+    assert az.analyze("Usage: 63,250,000 calls this month.", "Usage: 64.25M calls/mo.").codes \
+        == ["RG202"]

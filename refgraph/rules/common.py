@@ -38,15 +38,47 @@ def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
 
 
 def numbers_in(text: str) -> list[float]:
-    """Numerals as written in ``text`` ("20 million" -> [20.0])."""
+    """Numerals as written in ``text``, and scaled by a scale word or suffix right after them:
+    "20 million" -> [20.0, 20000000.0], "63.25M" -> [63.25, 63250000.0]. A summary that writes
+    63,250,000 as 63.25M invents no number."""
     out = []
     for m in _NUMBER.finditer(text):
         raw = m.group().replace(",", "")
         try:
-            out.append(float(raw))
+            value = float(raw)
         except ValueError:
             continue  # "0.4.2": a version string
+        out.append(value)
+        scale = _SCALE.match(text, m.end())
+        if scale:
+            out.append(value * _FACTORS[scale.group(1).lower()])
     return out
+
+
+def scaled_value(text: str, end: int, value: float) -> float | None:
+    """``value`` times the scale word or suffix right after ``text[:end]`` ("63.25" + "M"), or
+    None when there is none."""
+    scale = _SCALE.match(text, end)
+    return value * _FACTORS[scale.group(1).lower()] if scale else None
+
+
+def scaled_numbers_in(text: str) -> list[float]:
+    """Only the numerals of ``text`` that carry a scale word or suffix, scaled, sorted."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        try:
+            value = float(m.group().replace(",", ""))
+        except ValueError:
+            continue
+        scaled = scaled_value(text, m.end(), value)
+        if scaled is not None:
+            out.append(scaled)
+    return sorted(out)
+
+
+_SCALE = re.compile(r"\s?(k|K|M|MM|mn|B|bn|thousand|million|billion|trillion)(?![^\W\d_])")
+_FACTORS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6,
+            "b": 1e9, "bn": 1e9, "billion": 1e9, "trillion": 1e12}
 
 
 def region_after(ctx: Context, i: int) -> list[int]:

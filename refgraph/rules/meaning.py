@@ -24,7 +24,10 @@ _WEAK = 0.9  # a modality weaker than this is a hedge
 _RAW = frozenset({"json", "log", "code"})
 # Narrowing cues: losing one is a lost condition (RG303), not a flipped polarity.
 _NOT_FLIPS = frozenset({"limit", "only-if", "unless"})
-_ONLY = re.compile(r"\bonly\s+(?:if|when|once|after|for|with|until|while|on|in|by|\w+\s+if)\b"
+# "only if", "only after", and "only <a few words> if/when/after/once" ("only needed back if"):
+# a restrictive restatement of "not ... unless/until/before".
+_ONLY = re.compile(r"\bonly\s+(?:if|when|once|after|for|with|until|while|on|in|by)\b"
+                   r"|\bonly(?:\s+[\w'-]+){1,3}?\s+(?:if|when|once|after|until)\b"
                    r"|\bat the (?:earliest|latest)\b")
 _CLEAR = 0.6  # alignment score of a unit that is clearly a rewrite of one source unit
 _COMPARATIVE = re.compile(r"\b(?:more|longer|larger|greater|higher|bigger|later) than\b|"

@@ -19,7 +19,7 @@ from ..findings import Finding
 from ..model import NodeKind
 from ..resources import load_json
 from .base import Example, Rule
-from .common import close, numbers_in
+from .common import close, numbers_in, scaled_numbers_in, scaled_value
 from .context import Context, Side
 
 DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
@@ -54,6 +54,23 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
                                                  qa["base_magnitude_high"], tol):
         return False
     return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
+
+
+def _rescaled(b: Side, a: Side, da: dict[str, Any]) -> bool:
+    """True when the after quantity and a number of before differ only by a scale word or
+    suffix: "63.25M" for 63,250,000, or 63,250,000 for "63.25M"."""
+    if "unit" in da:
+        return False  # a measured quantity: units, not scale words, decide
+    scaled = scaled_value(a.text, da["end"], float(da["magnitude"]))
+    if scaled is not None and b.has_number(scaled):
+        return True
+    key = "scaled_numbers"
+    nums: list[float] | None = b.memo.get(key)
+    if nums is None:
+        nums = b.memo[key] = scaled_numbers_in(b.text)
+    value = float(da["magnitude"])
+    k = bisect.bisect_left(nums, value - abs(value) * 1e-6 - 1e-12)
+    return k < len(nums) and nums[k] <= value + abs(value) * 1e-6 + 1e-12
 
 
 def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
@@ -129,6 +146,8 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                 used.add(hit)
         for qa in left:
             da = a.d(qa)
+            if _rescaled(b, a, da):
+                continue  # "63.25M" restates "63,250,000" (or the other way round)
             free = [qb for qb in qbs if qb not in used]
             pair = _pair(da, free, b, a)
             if pair is not None and pair[0] == "dropped-unit" and (
