@@ -114,3 +114,10 @@ def test_a_scale_suffix_restates_a_number(az: refgraph.Analyzer) -> None:
     assert az.analyze("Usage: 63.25M calls this month.", "Usage: 63,250,000 calls.").codes == []
     assert az.analyze("Usage: 63,250,000 calls this month.", "Usage: 64.25M calls/mo.").codes \
         == ["RG202"]
+
+
+def test_a_contrast_keeps_what_a_negation_said(az: refgraph.Analyzer) -> None:
+    before = "The weekly DR drill is not this Thursday; it moved to next Tuesday."
+    assert az.analyze(before, "Weekly DR drill moved from this Thursday to next "
+                              "Tuesday.").codes == []
+    assert az.analyze(before, "The weekly DR drill is this Thursday.").codes == ["RG301"]

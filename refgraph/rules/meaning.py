@@ -151,6 +151,25 @@ def negated_near(text: str, focus: str) -> bool:
     return False
 
 
+def contrasted_near(text: str, focus: str) -> bool:
+    """True when a word starting with ``focus`` follows, within three words, a contrast that
+    says it no longer holds: "instead of Thursday", "rather than X", "moved from this Thursday
+    to next Tuesday". Such a sentence keeps what a negation said ("not this Thursday")."""
+    if not focus:
+        return False
+    low = text.lower()
+    cues = lexicon("contrast_cues")
+    verbs = lexicon("change_verbs")
+    for m in re.finditer(r"\b" + re.escape(focus), low):
+        left = " ".join(_TOKEN.findall(low[max(0, m.start() - 60):m.start()])[-5:])
+        if any(re.search(r"\b" + re.escape(c) + r"(?:\s+\S+){0,2}$", left) for c in cues):
+            return True
+        if any(re.search(r"\b" + re.escape(v) + r"\s+from(?:\s+\S+){0,2}$", left)
+               for v in verbs):
+            return True
+    return False
+
+
 def _region_text(side: Side, units: list[int]) -> str:
     return "\n".join(side.units[j].text for j in units)
 
@@ -264,7 +283,7 @@ class InvertedPolarity(Rule):
                                                                    lexicon("bound_words"))):
                 for w, (s, e) in nb:
                     if w in a.units[j].words and not negated_near(a.text, w) \
-                            and w not in dict(na):
+                            and not contrasted_near(ta, w) and w not in dict(na):
                         yield self.finding(
                             f"{tb[s:e]!r} was dropped: {ta.strip()[:90]!r} keeps {w!r} without "
                             "the negation", b.ev(b.units[i].start + s, b.units[i].start + e),
@@ -324,8 +343,9 @@ def _bare_restatement(p: Polar, other: Side, units: list[int],
         if any((p.focus in q.scope and q.cue != "limit") or (q.cue == "limit" and comparative)
                for q in polarity_items(other, j)):
             continue
-        if negated_near(u.text, p.focus):
-            continue
+        if negated_near(u.text, p.focus) or any(contrasted_near(u.text, w)
+                                                for w in p.scope | {p.focus}):
+            continue  # "use the primary instead of the replica" keeps "do not use the replica"
         if _ONLY.search(u.text.lower()):
             continue  # "not urgent unless it rises" == "urgent only if it rises"
         return j
