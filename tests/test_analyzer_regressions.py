@@ -121,3 +121,18 @@ def test_a_contrast_keeps_what_a_negation_said(az: refgraph.Analyzer) -> None:
     assert az.analyze(before, "Weekly DR drill moved from this Thursday to next "
                               "Tuesday.").codes == []
     assert az.analyze(before, "The weekly DR drill is this Thursday.").codes == ["RG301"]
+
+
+def test_abbreviated_hedges_are_hedges_not_sentence_ends(az: refgraph.Analyzer) -> None:
+    before = "The plan moves 9 partitions, about 1.3 TB of data, and takes about 3 hours."
+    assert az.analyze(before, "Plan: 9 partitions, approx. 1.3 TB, est. 3 h.").codes == []
+    assert az.analyze(before, "Plan: 9 partitions, 1.3 TB, 3 h.").codes == ["RG304"]
+
+
+def test_a_negated_bound_is_its_complement(az: refgraph.Analyzer) -> None:
+    before = ("Customers get a full refund within 14 days, as long as they have not exported "
+              "more than 50 reports.")
+    assert az.analyze(before, "Full refund within 14 days if the customer exported no more "
+                              "than 50 reports.").codes == []
+    assert az.analyze("The queue holds more than 50 jobs.",
+                      "The queue holds no more than 50 jobs.").codes == ["RG202"]

@@ -97,8 +97,13 @@ def _trie(words: list[str]) -> str:
 def _index(phrases: dict[str, str], *, last: bool) -> dict[str, list[tuple[tuple[str, ...], str]]]:
     index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for phrase, bound in phrases.items():
-        words = tuple(phrase.split())
-        index.setdefault(words[-1] if last else words[0], []).append((words, bound))
+        whole = tuple(phrase.split())
+        # "approx." is one token or two ("approx" "."), as the tokenizer's exceptions decide:
+        # an abbreviation is indexed both ways.
+        split = tuple(t for w in whole for t in (
+            (w[:-1], ".") if len(w) > 1 and w.endswith(".") and w[:-1].isalpha() else (w,)))
+        for words in {whole, split}:
+            index.setdefault(words[-1] if last else words[0], []).append((words, bound))
     for items in index.values():
         items.sort(key=lambda wb: -len(wb[0]))
     return index

@@ -19,6 +19,7 @@ from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
 from ..errors import InputError, PipelineUnavailable
+from ..resources import load_json
 from . import (  # noqa: F401  (importing registers the factories)
     causal,
     constraints,
@@ -63,6 +64,9 @@ def _tune_tokenizer(nlp: Language) -> None:
     base = tokenizer.token_match
     long_run = re.compile(rf"\S{{{LONG_RUN},}}").fullmatch
     tokenizer.token_match = (lambda s: long_run(s) or base(s)) if base else long_run
+    # "approx. 1.3 TB", "est. 3 h": a summary's abbreviations are not sentence ends.
+    for abbr in load_json("lexicon", "abbreviations.json")["keep_whole"]:
+        tokenizer.add_special_case(abbr, [{"ORTH": abbr}])
 
 
 def trained_pipeline_name() -> str | None:

@@ -56,6 +56,27 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
     return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
 
 
+_COMPLEMENT = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+_NEGATION_BEFORE = re.compile(r"(?:\b(?:not|never|no)\b|n't)(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
+
+
+def _negated_bound(b: Side, db: dict[str, Any], a: Side, da: dict[str, Any]) -> bool:
+    """True when the two differ only in a bound that a negation just before one of them
+    complements: "have not exported more than 50" says "no more than 50"."""
+    if not close(db["base_magnitude"], da["base_magnitude"], 1e-6) \
+            or db.get("base_unit") != da.get("base_unit") \
+            or _COMPLEMENT.get(db["bound"]) != da["bound"]:
+        return False
+    for side, d in ((b, db), (a, da)):
+        left = side.text[max(0, d["start"] - 40):d["start"]]
+        left = left.rsplit("\n", 1)[-1]
+        if _NEGATION_BEFORE.search(left) and not left.lower().rstrip().endswith(
+                ("no more than", "no less than", "no fewer than", "not more than",
+                 "not less than")):
+            return True
+    return False
+
+
 def _rescaled(b: Side, a: Side, da: dict[str, Any]) -> bool:
     """True when the after quantity and a number of before differ only by a scale word or
     suffix: "63.25M" for 63,250,000, or 63,250,000 for "63.25M"."""
@@ -177,7 +198,8 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                              or (not close(db["magnitude"], da["magnitude"])
                                  and b.has_number(da["magnitude"]))):
                     continue  # the new value is stated in before too: moved, not changed
-                if pair[0] != "changed" or _really_changed(db, da):
+                if pair[0] != "changed" or (_really_changed(db, da)
+                                            and not _negated_bound(b, db, a, da)):
                     out.append(QDiff(pair[0], qa, pair[1]))
                 continue
             if _near(b, "base_magnitude", da["base_magnitude"],
