@@ -136,3 +136,12 @@ def test_a_negated_bound_is_its_complement(az: refgraph.Analyzer) -> None:
                               "than 50 reports.").codes == []
     assert az.analyze("The queue holds more than 50 jobs.",
                       "The queue holds no more than 50 jobs.").codes == ["RG202"]
+
+
+def test_zero_as_a_value_is_a_negative_result_about_its_subject(
+        az: refgraph.Analyzer) -> None:
+    before = ("Execution started at 19:05. Under-replicated partitions stayed at zero "
+              "throughout. Lag peaked at 12 s.")
+    kept = "Status: started 19:05; no under-replicated partitions at any point; lag peaked at 12 s."
+    assert az.analyze(before, kept).codes == []
+    assert az.analyze(before, "Status: started 19:05; lag peaked at 12 s.").codes == ["RG502"]

@@ -348,7 +348,12 @@ def negative_results(side: Side, i: int) -> list[NegativeResult]:
                 continue  # "0.5", "0 2": a number, not a count of nothing
             after = [fold(x) for x in words[k + 1:k + 6] if _content(x)]
             before = [fold(x) for x in reversed(words[max(0, k - 5):k]) if _content(x)]
-            attributive = is_post and bool(after) and k + 1 < len(words) and _content(words[k + 1])
+            predicative = w in ("zero", "0", "none", "nil") and k > 0 \
+                and words[k - 1] in _lex("predicative")
+            if predicative:
+                is_pre = False  # "stayed at zero throughout": a value of what came before
+            attributive = is_post and bool(after) and k + 1 < len(words) \
+                and _content(words[k + 1]) and not predicative
             focus = tuple(after if (is_pre or attributive) and after else before)
             if not focus:
                 continue
@@ -380,7 +385,7 @@ def negation_kept(text: str, focus: tuple[str, ...]) -> bool:
     words before or two after a focus word ("no disputes", "disputes: none", "rows":0, "none
     missing"), and, for a focus of several words, a second one of them in the same text."""
     toks = _tokens(text)
-    pre, post = _lex("negative_pre"), _lex("negative_post")
+    pre, post = _lex("negative_pre"), _lex("negative_post") | _lex("negative_verbs")
     negated = False
     named: set[str] = set()
     for k, (w, _, _) in enumerate(toks):
