@@ -145,3 +145,18 @@ def test_zero_as_a_value_is_a_negative_result_about_its_subject(
     kept = "Status: started 19:05; no under-replicated partitions at any point; lag peaked at 12 s."
     assert az.analyze(before, kept).codes == []
     assert az.analyze(before, "Status: started 19:05; lag peaked at 12 s.").codes == ["RG502"]
+
+
+def test_modals_that_hedge_nothing_or_stay_in_another_form(az: refgraph.Analyzer) -> None:
+    # a counterfactual duty is no doubt
+    assert az.analyze("They fall under reverse charge, so no VAT should have been charged.",
+                      "Reverse charge: no VAT.").codes == []
+    # "may be disclosed" and "disclosable" say the same
+    before = "Legal says the held records may be disclosed, but they must not be deleted."
+    assert az.analyze(before, "Held records: disclosable, but not to be deleted.").codes == []
+    assert az.analyze(before, "Held records: disclosed, but not to be deleted.").codes \
+        == ["RG304"]
+    # a doubtful claim that after corrects was not made certain
+    assert az.analyze("user: Note the CI image runs Python 3.12, I think.\n"
+                      "user: Sorry, correction: CI uses Python 3.11, not 3.12.",
+                      "user (correction): CI uses Python 3.11, not 3.12.").codes == []

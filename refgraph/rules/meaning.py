@@ -170,6 +170,31 @@ def contrasted_near(text: str, focus: str) -> bool:
     return False
 
 
+_COUNTERFACTUAL = re.compile(r"\s+(?:not\s+)?have\b")
+_PASSIVE_VERB = re.compile(r"\s+(?:not\s+)?be\s+([a-z]{4,})ed\b")
+_NUMERAL = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _not_a_hedge_here(text: str, end: int, term: str, after_lower: str) -> bool:
+    """A modal that hedges nothing, or whose modality after keeps in another form: "should have
+    been charged" (a counterfactual duty, not a doubt), "may be disclosed" -> "disclosable"."""
+    if term in ("should", "could", "might", "may", "would") and _COUNTERFACTUAL.match(text, end):
+        return True
+    m = _PASSIVE_VERB.match(text.lower(), end)
+    return bool(term in ("may", "can", "could", "might") and m and re.search(
+        r"\b" + re.escape(m.group(1)[:5]) + r"\w*[ai]ble\b", after_lower))
+
+
+def _refuted(before_unit: str, after_lower: str) -> bool:
+    """True when after explicitly denies a number the hedged sentence stated ("not 3.12"): the
+    doubtful claim was corrected, so no doubt was removed from a claim that still stands."""
+    for m in _NUMERAL.finditer(before_unit):
+        if re.search(r"\b(?:not|no|never)\s+(?:\w+\s+)?" + re.escape(m.group()) + r"(?![\d.,]\d)",
+                     after_lower):
+            return True
+    return False
+
+
 def _region_text(side: Side, units: list[int]) -> str:
     return "\n".join(side.units[j].text for j in units)
 
@@ -713,6 +738,10 @@ class DroppedHedge(Rule):
                 strong = [n for n in theirs if a.d(n)["strength"] > b.d(h)["strength"]]
                 if not strong and _advice(b.text, b.d(h)["start"], term):
                     continue  # "we should restart" -> "restart": an action item, not a fact
+                if not strong and _not_a_hedge_here(b.text, b.d(h)["end"], term, text):
+                    continue
+                if not strong and _refuted(b.units[i].text, text):
+                    continue  # "3.12, I think" -> "3.11, not 3.12": corrected, not strengthened
                 j = max(region, key=lambda j: len(b.units[i].words & a.units[j].words))
                 ev = [b.ev_node(h), a.ev_node(strong[0]) if strong else a.ev_unit(j)]
                 verb = f"strengthened to {a.d(strong[0])['text']!r}" if strong else "dropped"
