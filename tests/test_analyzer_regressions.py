@@ -160,3 +160,12 @@ def test_modals_that_hedge_nothing_or_stay_in_another_form(az: refgraph.Analyzer
     assert az.analyze("user: Note the CI image runs Python 3.12, I think.\n"
                       "user: Sorry, correction: CI uses Python 3.11, not 3.12.",
                       "user (correction): CI uses Python 3.11, not 3.12.").codes == []
+
+
+def test_a_verb_s_own_negative_keeps_the_negation(az: refgraph.Analyzer) -> None:
+    before = "The cursor format is public; do not change the base64 layout, only the arithmetic."
+    assert az.analyze(before, "Cursor format is public: keep the base64 layout, change only "
+                              "the arithmetic.").codes == []
+    assert az.analyze(before, "Cursor format is public: change the base64 layout and the "
+                              "arithmetic.").codes == ["RG301"]
+    assert az.analyze("The build did not pass on CI.", "The build failed on CI.").codes == []

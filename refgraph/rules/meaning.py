@@ -151,6 +151,23 @@ def negated_near(text: str, focus: str) -> bool:
     return False
 
 
+@cache
+def _equivalents() -> dict[str, frozenset[str]]:
+    """Folded verb -> the words that say its negation without a negation word."""
+    raw = load_json("lexicon", "analysis.json")["negated_equivalents"]
+    return {fold(k): frozenset(v) for k, v in raw.items()}
+
+
+def said_positively(text: str, focus: str) -> bool:
+    """True when ``text`` says "not <focus>" with a word of its own: "do not change the layout"
+    -> "keep the layout", "did not pass" -> "failed"."""
+    words = _equivalents().get(focus)
+    if not words:
+        return False
+    return any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text.lower())
+               for w in words)
+
+
 def contrasted_near(text: str, focus: str) -> bool:
     """True when a word starting with ``focus`` follows, within three words, a contrast that
     says it no longer holds: "instead of Thursday", "rather than X", "moved from this Thursday
@@ -308,7 +325,8 @@ class InvertedPolarity(Rule):
                                                                    lexicon("bound_words"))):
                 for w, (s, e) in nb:
                     if w in a.units[j].words and not negated_near(a.text, w) \
-                            and not contrasted_near(ta, w) and w not in dict(na):
+                            and not contrasted_near(ta, w) and not said_positively(ta, w) \
+                            and w not in dict(na):
                         yield self.finding(
                             f"{tb[s:e]!r} was dropped: {ta.strip()[:90]!r} keeps {w!r} without "
                             "the negation", b.ev(b.units[i].start + s, b.units[i].start + e),
@@ -368,8 +386,8 @@ def _bare_restatement(p: Polar, other: Side, units: list[int],
         if any((p.focus in q.scope and q.cue != "limit") or (q.cue == "limit" and comparative)
                for q in polarity_items(other, j)):
             continue
-        if negated_near(u.text, p.focus) or any(contrasted_near(u.text, w)
-                                                for w in p.scope | {p.focus}):
+        if negated_near(u.text, p.focus) or said_positively(u.text, p.focus) or any(
+                contrasted_near(u.text, w) for w in p.scope | {p.focus}):
             continue  # "use the primary instead of the replica" keeps "do not use the replica"
         if _ONLY.search(u.text.lower()):
             continue  # "not urgent unless it rises" == "urgent only if it rises"
@@ -648,9 +666,11 @@ class LostConstraint(Rule):
         if kind == "prohibition":
             i = b.unit_of.get(nid)
             denied_comparison = i is not None and _COMPARATIVE.search(b.units[i].text.lower())
+            verbs = content_words(str(d.get("target", "")))
             return same_kind or bool([p for p in polarity_items(a, j) if p.cue != "limit"]) or \
                 has_phrase(text, lexicon("negation_words")) is not None or bool(
-                    denied_comparison and has_phrase(text, lexicon("bound_words")))
+                    denied_comparison and has_phrase(text, lexicon("bound_words"))) or \
+                any(said_positively(text, v) for v in verbs)  # "do not change" -> "keep"
         if kind == "precondition":
             if same_kind or has_phrase(text, lexicon("condition_words")):
                 return True

@@ -19,6 +19,7 @@ from ..resources import load_json, load_words
 from .base import Example, Rule
 from .common import coverage, has_phrase, lexicon, region_after
 from .context import Context, Side
+from .meaning import said_positively
 
 _HTTP = re.compile(r"\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+(/[^\s\"'`,;()<>\]]*)")
 _NUM = re.compile(r"\d+(?:[.,]\d+)*")
@@ -399,6 +400,8 @@ def negation_kept(text: str, focus: tuple[str, ...]) -> bool:
             if hit == "affix" or any(x in pre or x in post or x.endswith("n't") for x in left) \
                     or any(x in post or x in pre for x in right):
                 negated = True  # "unconfirmed" negates "confirmed" by itself
+    if not negated and any(said_positively(text, t) for t in focus):
+        return True  # "did not pass" -> "failed": the verb's own negative
     return negated and (len(named) >= 2 or len(set(focus)) == 1)
 
 
