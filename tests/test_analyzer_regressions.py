@@ -169,3 +169,22 @@ def test_a_verb_s_own_negative_keeps_the_negation(az: refgraph.Analyzer) -> None
     assert az.analyze(before, "Cursor format is public: change the base64 layout and the "
                               "arithmetic.").codes == ["RG301"]
     assert az.analyze("The build did not pass on CI.", "The build failed on CI.").codes == []
+
+
+def test_summary_shorthand_is_not_an_invented_referent(az: refgraph.Analyzer) -> None:
+    """A fresh batch of safe rewrites (dev_v4) was flagged for a summary's ordinary shorthand."""
+    assert az.analyze("The payroll cutover is on 14 March; training took 1,240 GPU-hours.",
+                      "Payroll cutover 14 Mar; training took 1,240 GPU-h.").codes == []
+    assert az.analyze("Tokens seen: 4.19M.", "Tokens seen: 4.2M.").codes == []
+    assert az.analyze("Tokens seen: 4.19M.", "Tokens seen: 5.2M.").codes == ["RG202"]
+    assert az.analyze("CI ran 212 jobs; 209 passed and 3 were skipped.",
+                      "CI: 209/212 passed, 3 skipped.").codes == []
+    assert az.analyze("CI ran 212 jobs; 209 passed and 3 were skipped.",
+                      "CI: 208/212 passed, 3 skipped.").codes == ["RG202"]
+    assert az.analyze("Late fees must not exceed 1% per month.",
+                      "Late fees: not to exceed 1%/month.").codes == []
+    assert az.analyze("Picking is back to normal. Nothing else to report from the warehouse.",
+                      "Picking back to normal.").codes == []
+    # still a change: another quarter
+    assert az.analyze("Results for Q3 2020 were strong.", "Results for Q4 2020 were strong.") \
+        .codes == ["RG104"]

@@ -56,6 +56,22 @@ def _same(qb: dict[str, Any], qa: dict[str, Any]) -> bool:
     return qb["bound"] == qa["bound"] or (qa["bound"] == "~" and qb["bound"] in ("=", "~"))
 
 
+def _rounded(db: dict[str, Any], da: dict[str, Any]) -> bool:
+    """True when after writes before's value rounded to fewer decimals ("4.19M" -> "4.2M",
+    "1.61 GiB" -> "1.6 GiB"), same unit and bound, off by under 2%: a summary's rounding."""
+    if db.get("unit") != da.get("unit") or db["bound"] != da["bound"] \
+            or "magnitude_high" in db or "magnitude_high" in da:
+        return False
+    vb, va = float(db["magnitude"]), float(da["magnitude"])
+    if vb == 0 or abs(va - vb) / abs(vb) >= 0.02:
+        return False
+    tb, ta = str(db["text"]), str(da["text"])
+    decimals = [len(m.group(1)) for m in re.finditer(r"\d\.(\d+)", ta)]
+    digits = decimals[0] if decimals else 0
+    had = [len(m.group(1)) for m in re.finditer(r"\d\.(\d+)", tb)]
+    return bool(had) and had[0] > digits and round(vb, digits) == va
+
+
 _COMPLEMENT = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 _NEGATION_BEFORE = re.compile(r"(?:\b(?:not|never|no)\b|n't)(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 
@@ -75,6 +91,18 @@ def _negated_bound(b: Side, db: dict[str, Any], a: Side, da: dict[str, Any]) -> 
                  "not less than")):
             return True
     return False
+
+
+_FRACTION = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*/\s*(\d[\d,]*(?:\.\d+)?)")
+
+
+def _fraction_of(b: Side, da: dict[str, Any]) -> bool:
+    """True when the after quantity is "X/Y" (X out of Y) and before states both numbers."""
+    m = _FRACTION.match(str(da["text"]).lstrip())
+    if m is None:
+        return False  # (a mixed number such as "20 1/2 in" starts with its whole part)
+    x, y = (float(g.replace(",", "")) for g in m.groups())
+    return x <= y and b.has_number(x) and b.has_number(y)
 
 
 def _rescaled(b: Side, a: Side, da: dict[str, Any]) -> bool:
@@ -107,6 +135,9 @@ def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
         line = text[line_start:line_end if line_end >= 0 else len(text)]
         if content_words(unit) & content_words(line):
             return True
+        # "Two people named Morgan" -> "Two Morgans": the count still counts a named thing.
+        if re.match(r"\s+[A-Z][a-z]{2,}", text[da["end"]:da["end"] + 20]):
+            return True
     # Widen the window to whole words: a window cut inside "status" must not read as "s".
     lo, hi = max(0, da["start"] - 24), min(len(text), da["end"] + 40)
     while lo > 0 and text[lo - 1].isalnum():
@@ -114,7 +145,10 @@ def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
     while hi < len(text) and text[hi].isalnum():
         hi += 1
     near = text[lo:hi].lower()
-    return re.search(r"(?<![^\W\d_])" + re.escape(unit) + r"(?![^\W\d_])", near) is not None
+    # "% per month" is also written "%/month"; "requests per second" as "requests/second".
+    forms = {unit, unit.replace(" per ", "/"), unit.replace(" per ", "/").replace(" ", "")}
+    return any(re.search(r"(?<![^\W\d_])" + re.escape(f) + r"(?![^\W\d_])", near) is not None
+               for f in forms)
 
 
 def _really_changed(db: dict[str, Any], da: dict[str, Any]) -> bool:
@@ -169,6 +203,8 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
             da = a.d(qa)
             if _rescaled(b, a, da):
                 continue  # "63.25M" restates "63,250,000" (or the other way round)
+            if _fraction_of(b, da):
+                continue  # "209/212" restates "212 jobs, 209 passed"
             free = [qb for qb in qbs if qb not in used]
             pair = _pair(da, free, b, a)
             if pair is not None and pair[0] == "dropped-unit" and (
@@ -199,7 +235,8 @@ def quantity_diffs(ctx: Context) -> list[QDiff]:
                                  and b.has_number(da["magnitude"]))):
                     continue  # the new value is stated in before too: moved, not changed
                 if pair[0] != "changed" or (_really_changed(db, da)
-                                            and not _negated_bound(b, db, a, da)):
+                                            and not _negated_bound(b, db, a, da)
+                                            and not _rounded(db, da)):
                     out.append(QDiff(pair[0], qa, pair[1]))
                 continue
             if _near(b, "base_magnitude", da["base_magnitude"],

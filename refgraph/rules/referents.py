@@ -491,6 +491,8 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
                 continue
             new = ta[news[0]][0]
             dates = lexicon("date_words")
+            if all(_shortens(ta[k][0], [tb[o][0] for o in range(i1, i2)], dates) for k in news):
+                continue  # "March" -> "Mar", "GPU-hours" -> "GPU-h", "4.19M" -> "4.2M"
             if new.lower() in dates and not any(tb[k][0].lower() in dates for k in olds):
                 continue  # "2025-04-03" -> "3 Apr": a date written another way
             if re.search(r"(?<![\w])" + re.escape(new.lower()) + r"(?![\w])", b.lower) or \
@@ -500,6 +502,49 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
             t0, t1 = ta[news[0]][1], ta[news[-1]][1] + len(ta[news[-1]][0])
             out.append(((ub.start + s0, ub.start + s1), (ua.start + t0, ua.start + t1)))
     return out
+
+
+_NUMERIC_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})[/.](\d{1,2})(?:[/.]\d{2,4})?")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
+_MONTHS = {m[:3]: k + 1 for k, m in enumerate(_MONTH_NAMES)}
+
+
+def _date_months(token: str) -> set[int]:
+    """The month(s) a numeric date can mean: "2025-06-05" -> {6}; "05/06" -> {5, 6}."""
+    m = _NUMERIC_DATE.fullmatch(token)
+    if m is None:
+        return set()
+    if m.group(1):
+        return {int(m.group(2))}
+    return {int(m.group(4)), int(m.group(5))}
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)([A-Za-z%]*)$")
+
+
+def _shortens(new: str, olds: list[str], dates: frozenset[str]) -> bool:
+    """True when ``new`` writes one of ``olds`` shorter: an abbreviation ("Mar" for "March",
+    "30-min" for "30-minute"), a date word for a date, or the same number rounded ("4.2M" for
+    "4.19M")."""
+    low = new.lower().rstrip(".")
+    month = _MONTHS.get(low[:3]) if low.isalpha() and low[:3] in _MONTHS and (
+        len(low) == 3 or low in _MONTH_NAMES) else None
+    if month is not None and any(month in _date_months(o) for o in olds):
+        return True  # "2025-06-05" -> "Jun": the same month, written as a word
+    for old in olds:
+        o = old.lower()
+        # An abbreviation: a short head of a longer word ("Mar", "Thu", "approx"), or a
+        # compound cut short ("GPU-h", "30-min"). Not any prefix: "Uk" is not "Ukraine".
+        short = 3 <= len(low) <= 5 and low.isalpha() and len(o) >= len(low) + 2
+        compound = "-" in low and len(low) >= 3
+        if (short or compound) and o.startswith(low):
+            return True
+        mn, mo = _SCALED.match(low), _SCALED.match(o)
+        if mn and mo and mn.group(2) == mo.group(2) and "." in mo.group(1):
+            digits = len(mn.group(1).split(".")[1]) if "." in mn.group(1) else 0
+            if digits < len(mo.group(1).split(".")[1]) and \
+                    round(float(mo.group(1)), digits) == float(mn.group(1)):
+                return True
+    return False
 
 
 def _stop() -> frozenset[str]:
