@@ -360,6 +360,8 @@ def negative_results(side: Side, i: int) -> list[NegativeResult]:
                 continue
             if focus[0] in {fold(x) for x in _lex("epistemic")}:
                 continue  # "not confirmed", "nobody has verified": a hedge (RG304), not a result
+            if focus[0] in {fold(x) for x in _lex("chatter_focus")}:
+                continue  # "nothing else to report", "no updates": chatter, not a result
             focus += tuple(x for x in words[k + 1:] if x in post)  # "no folder is missing"
             out.append(NegativeResult(i, u.start + m.start(), u.start + m.end(), w, focus))
             break
