@@ -188,3 +188,15 @@ def test_summary_shorthand_is_not_an_invented_referent(az: refgraph.Analyzer) ->
     # still a change: another quarter
     assert az.analyze("Results for Q3 2020 were strong.", "Results for Q4 2020 were strong.") \
         .codes == ["RG104"]
+
+
+def test_entities_kept_apart_by_their_own_qualifiers_are_not_merged(
+        az: refgraph.Analyzer) -> None:
+    before = ('There are two locations both called "Main" in Shopify: Main (Dublin, location id '
+              "61440) and Main (Galway, location id 61877). Only the Dublin one ships online "
+              "orders; Galway is the retail shop.")
+    kept = ('Two "Main" locations: Main (Dublin, id 61440) and Main (Galway, id 61877, retail '
+            "shop); only Dublin ships online orders.")
+    assert az.analyze(before, kept).codes == []
+    merged = 'Location "Main" (ids 61440, 61877) ships online orders.'
+    assert "RG103" in az.analyze(before, merged).codes

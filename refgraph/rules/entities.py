@@ -234,6 +234,43 @@ def _bare(text: str, name: str, *, qualified: bool = False) -> list[tuple[int, i
     return out
 
 
+_SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple|[2-9])\b\W*$")
+
+
+def _apart_nearby(text: str, g: _Group) -> bool:
+    """True when every mention of the name in after has, within a few words, a qualifier word
+    only one of the entities has, and every entity is mentioned so: "Main (Dublin, id 61440)"
+    and "Main (Galway, ...)", "Kettleby Joinery" and "Kettleby Holdings'"."""
+    variants = list(g.all_variants)
+    if len(variants) < 2:
+        return False
+    words = [{w.split("=")[-1].lower() for w in q} for q in variants]
+    owns = [mine - set().union(*(w for n, w in enumerate(words) if n != k))
+            for k, mine in enumerate(words)]
+    if not all(owns):
+        return False
+    low = text.lower()
+    covered: set[int] = set()
+    mentions = [(m.start(), m.end()) for m in
+                re.finditer(rf"(?<![\w.-]){re.escape(g.name)}(?![\w-])", text)]
+    for k, (s, e) in enumerate(mentions):
+        # Its own neighbourhood: the 30 characters after it and the few words just before it
+        # ("Kettleby Holdings'", "the Dublin Main"), never past a neighbouring mention or a
+        # list separator.
+        lo = max(s - 30, mentions[k - 1][1] if k else 0)
+        hi = min(e + 30, mentions[k + 1][0] if k + 1 < len(mentions) else len(text))
+        before = re.split(r"[,;()]| and | or ", low[max(lo, s - 20):s])[-1]
+        near = before + low[s:hi]
+        mine = {v for v, own in enumerate(owns)
+                if any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", near) for w in own)}
+        if not mine and _SEVERAL.search(low[lo:s]):
+            continue  # 'two "Main" locations' speaks of all of them
+        if len(mine) != 1:
+            return False  # no qualifier, or both ("Main (ids 61440, 61877)"): which one is it?
+        covered |= mine
+    return len(covered) == len(owns)
+
+
 class MergedEntity(Rule):
     """Two entities that ``before`` kept apart are collapsed into one claim in ``after``.
 
@@ -298,6 +335,8 @@ class MergedEntity(Rule):
         """True when after as a whole no longer keeps the group's entities apart."""
         if ga is not None and ga.plural is not None:
             return False  # after still says there are several
+        if _apart_nearby(a.text, g):
+            return False  # each still has a qualifier of its own next to the name
         kept, merged = _matched(g, ga.variants if ga is not None else {})
         if "key" in g.kinds:  # "shard a" still written out: the designator survives
             kept |= {q for q in g.kinds["key"]
