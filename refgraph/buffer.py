@@ -128,8 +128,7 @@ class ContextBuffer:
                 raise InputError(f"no revision {revision} (live is r{self.revision})")
             lines = list(self._lines)
             for rev in reversed(self._history[revision + 1:]):
-                for d, old in zip(reversed(rev.edits), reversed(rev.removed), strict=True):
-                    lines[d.start:d.start + len(d.new_lines)] = old
+                _undo(lines, rev)
             return lines
 
     def edits_since(self, revision: int) -> list[LineEdit]:
@@ -139,9 +138,9 @@ class ContextBuffer:
     def subscribe(self, listener: Listener, *, before_write: bool = False) -> None:
         """Call ``listener(revision, buffer)`` on every write, under the buffer's lock.
 
-        ``before_write=True`` (a ledger): called with the revision about to be written, before
-        the buffer changes; if it raises, nothing is written and the error propagates, so a
-        record and the buffer never disagree. Otherwise it is called after the write.
+        ``before_write=True`` (a ledger): called with the revision about to be committed; if
+        it raises, the write is undone and the error propagates, so a record and the buffer
+        never disagree. Otherwise it is called after the write.
         """
         with self.lock:
             (self._recorders if before_write else self._listeners).append(listener)
@@ -217,7 +216,7 @@ class ContextBuffer:
     def _write(self, edits: Sequence[LineEdit], source: str, patch: Patch | None = None) -> int:
         removed = []
         edits = list(edits)
-        lines = list(self._lines)  # the buffer changes only once the recorders have agreed
+        lines = self._lines
         for k, d in enumerate(edits):
             removed.append(tuple(lines[d.start:d.end]))
             lines[d.start:d.end] = d.new_lines
@@ -229,9 +228,12 @@ class ContextBuffer:
         sha = sha256_text("\n".join(lines))
         rev = Revision(len(self._history), sha, tuple(edits), tuple(removed), source,
                        time.time(), patch)
-        for recorder in self._recorders:
-            recorder(rev, self)
-        self._lines = lines
+        try:
+            for recorder in self._recorders:
+                recorder(rev, self)
+        except BaseException:
+            _undo(lines, rev)  # a record that failed: the buffer stays as it was
+            raise
         self._history.append(rev)
         self._by_sha[sha] = rev.number  # a hash several revisions share means the latest
         for listener in self._listeners:
@@ -254,6 +256,12 @@ class ContextBuffer:
             n += len(rev.edits)
         return EditConflict(f"the patch conflicts with an edit since r{base}; re-author against "
                             f"r{self.revision}", live_revision=self.revision)
+
+
+def _undo(lines: list[str], rev: Revision) -> None:
+    """Turn ``lines`` (in place) back into the revision before ``rev``."""
+    for d, old in zip(reversed(rev.edits), reversed(rev.removed), strict=True):
+        lines[d.start:d.start + len(d.new_lines)] = old
 
 
 def _lines(start: int, end: int) -> str:
