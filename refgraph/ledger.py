@@ -17,12 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .buffer import ContextBuffer, Revision, sha256_text
 from .errors import InputError, LedgerError
-
-if TYPE_CHECKING:
-    from .buffer import ContextBuffer, Revision
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS payloads (
@@ -62,7 +60,6 @@ class LedgerEntry:
 
 def payload_sha(lines: tuple[str, ...] | list[str]) -> str:
     """The key of a removed payload: sha256 of its lines joined by newlines."""
-    from .buffer import sha256_text
     return sha256_text("\n".join(lines))
 
 
@@ -100,7 +97,6 @@ class Ledger:
     # writing ------------------------------------------------------------------------------------
     def put(self, text: str) -> str:
         """Store a payload; returns its sha256 (storing the same text twice keeps one row)."""
-        from .buffer import sha256_text
         sha = sha256_text(text)
         with self._tx():
             self._put(sha, text)
@@ -139,7 +135,7 @@ class Ledger:
             sha = None
             if old:
                 text = "\n".join(old)
-                sha = payload_sha(old)
+                sha = sha256_text(text)  # = payload_sha(old), without joining twice
                 payloads.append((sha, text))
             edits.append([d.start, d.end, list(d.new_lines), sha])
         if initial_text is not None:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .errors import AmbiguousAnchor, InputError
-from .patch import Hunk, parse_unified_diff
+from .patch import Hunk, Patch, parse_unified_diff
 from .rebase import LineEdit, apply_hunks, check_disjoint
 
 _SHA0 = "0" * 64
@@ -50,10 +50,9 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
     for name, value in (("base", base_text), ("live", live_text)):
         if not isinstance(value, str):
             raise InputError(f"{name} must be a str")
-    from .patch import Patch  # one resolver for both forms: context must match BASE exactly
-
     base = base_text.split("\n")
     live = live_text.split("\n")
+    # One resolver for both forms: the hunks' lines and context must read as BASE does.
     hunks = Patch(_SHA0, tuple(parse_unified_diff(diff_text))).resolve(base, "BASE")
     if base == live:
         return "\n".join(apply_hunks(live, [h.edit for h in hunks]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from .errors import AmbiguousAnchor, InputError
@@ -58,7 +58,6 @@ class Patch:
     intent: PatchIntent = "rewrite"
     declared_span: tuple[int, int] | None = None  # (start_line, end_line) in the base
     justification: str | None = None
-    meta: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.base, str) and re.fullmatch(r"[0-9a-f]{64}", self.base)):

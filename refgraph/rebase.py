@@ -59,8 +59,6 @@ def check_disjoint(hunks: Sequence[LineEdit]) -> None:
         if q.start < p.end or (q.start == p.start and p.is_insertion and q.is_insertion):
             raise ValueError(f"hunks overlap or are out of order at lines {p.start}:{p.end} "
                              f"and {q.start}:{q.end}")
-        if q.start == p.start and not p.is_insertion:
-            raise ValueError(f"hunks out of order at line {q.start}")
 
 
 def _through(h: LineEdit, d: LineEdit) -> LineEdit | None:

@@ -19,8 +19,8 @@ from .base import Example, GuardExample, Rule
 from .common import coverage, has_phrase, lexicon
 from .context import Context
 from .patches import changed_regions
+from .recovery import SOURCE_KINDS
 
-_SOURCE_KINDS = frozenset({"tool_call", "path", "url", "store_key"})
 _LEDGER = re.compile(r"\bledger:[0-9a-f]{8,64}\b")
 _BASE = "plan:\n  1. run the tests\n  2. deploy\ntool: tests passed (41/41)\nnotes: none"
 
@@ -166,7 +166,7 @@ class CircularJustification(Rule):
         if ctx.intent == "rewrite" or j is None or not j.text.strip():
             return
         if _LEDGER.search(j.text) or any(
-                d["kind"] == NodeKind.HANDLE.value and d.get("handle_kind") in _SOURCE_KINDS
+                d["kind"] == NodeKind.HANDLE.value and d.get("handle_kind") in SOURCE_KINDS
                 for _, d in j.G.nodes(data=True)):
             return
         before = ctx.before.text

@@ -24,7 +24,8 @@ from .meaning import said_positively
 _HTTP = re.compile(r"\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+(/[^\s\"'`,;()<>\]]*)")
 _NUM = re.compile(r"\d+(?:[.,]\d+)*")
 _CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*[A-Za-z0-9]")
-_SOURCE_KINDS = frozenset({"tool_call", "path", "url", "store_key"})
+# Handle kinds that name a source the text can be re-fetched from.
+SOURCE_KINDS = frozenset({"tool_call", "path", "url", "store_key"})
 _KEPT_WORDS = 0.9  # share of a source's content words that after must hold for nothing to be lost
 _KEPT_FACTS = 0.5  # share of a one-shot result's facts that after must hold
 _ECHO = 0.5  # share of a correction's new content that after must repeat
@@ -93,7 +94,7 @@ def _handles(side: Side, bid: str) -> dict[str, bool]:
         out[str(d["turn_id"])] = True
     for nid in _span_nodes(side, bid):
         h = side.d(nid)
-        if h["kind"] != NodeKind.HANDLE.value or h["handle_kind"] not in _SOURCE_KINDS:
+        if h["kind"] != NodeKind.HANDLE.value or h["handle_kind"] not in SOURCE_KINDS:
             continue
         v = str(h["value"])
         s, e = h["start"] - d["start"], h["end"] - d["start"]
