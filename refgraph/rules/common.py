@@ -49,9 +49,9 @@ def numbers_in(text: str) -> list[float]:
         except ValueError:
             continue  # "0.4.2": a version string
         out.append(value)
-        scale = _SCALE.match(text, m.end())
-        if scale:
-            out.append(value * _FACTORS[scale.group(1).lower()])
+        scaled = scaled_value(text, m.end(), value)
+        if scaled is not None:
+            out.append(scaled)
     return out
 
 

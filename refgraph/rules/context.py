@@ -19,6 +19,13 @@ Intent = Literal["rewrite", "summarize", "prune"]
 INTENTS: tuple[Intent, ...] = ("rewrite", "summarize", "prune")
 
 
+def contains_close(nums: list[float], value: float, rel: float = 1e-6) -> bool:
+    """True when sorted ``nums`` holds a number within ``rel`` of ``value``."""
+    lo, hi = value - abs(value) * rel - 1e-12, value + abs(value) * rel + 1e-12
+    k = bisect.bisect_left(nums, lo)
+    return k < len(nums) and nums[k] <= hi
+
+
 @dataclass(slots=True)
 class Side:
     """One text with its graph, its units and which unit holds each span node."""
@@ -96,10 +103,7 @@ class Side:
 
     def has_number(self, value: float, rel: float = 1e-6) -> bool:
         """True when a numeral within ``rel`` of ``value`` is written in the text."""
-        nums = self.numbers()
-        lo, hi = value - abs(value) * rel - 1e-12, value + abs(value) * rel + 1e-12
-        k = bisect.bisect_left(nums, lo)
-        return k < len(nums) and nums[k] <= hi
+        return contains_close(self.numbers(), value, rel)
 
     def ev(self, start: int, end: int) -> Evidence:
         """Evidence for ``text[start:end]`` on this side."""

@@ -152,20 +152,26 @@ def negated_near(text: str, focus: str) -> bool:
 
 
 @cache
-def _equivalents() -> dict[str, frozenset[str]]:
-    """Folded verb -> the words that say its negation without a negation word."""
+def _equivalents() -> dict[str, re.Pattern[str]]:
+    """Folded verb -> one pattern of the words that say its negation without a negation word."""
     raw = load_json("lexicon", "analysis.json")["negated_equivalents"]
-    return {fold(k): frozenset(v) for k, v in raw.items()}
+    return {fold(k): re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, v)) + r")(?![\w-])")
+            for k, v in raw.items()}
+
+
+@cache
+def _contrast_tail() -> re.Pattern[str]:
+    """A contrast cue ("instead of") or a change verb + "from", then at most two words."""
+    cues = "|".join(map(re.escape, sorted(lexicon("contrast_cues"), key=len, reverse=True)))
+    verbs = "|".join(map(re.escape, sorted(lexicon("change_verbs"), key=len, reverse=True)))
+    return re.compile(rf"\b(?:(?:{cues})|(?:{verbs})\s+from)(?:\s+\S+){{0,2}}$")
 
 
 def said_positively(text: str, focus: str) -> bool:
     """True when ``text`` says "not <focus>" with a word of its own: "do not change the layout"
     -> "keep the layout", "did not pass" -> "failed"."""
     words = _equivalents().get(focus)
-    if not words:
-        return False
-    return any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", text.lower())
-               for w in words)
+    return words is not None and words.search(text.lower()) is not None
 
 
 def contrasted_near(text: str, focus: str) -> bool:
@@ -175,14 +181,10 @@ def contrasted_near(text: str, focus: str) -> bool:
     if not focus:
         return False
     low = text.lower()
-    cues = lexicon("contrast_cues")
-    verbs = lexicon("change_verbs")
+    tail = _contrast_tail()
     for m in re.finditer(r"\b" + re.escape(focus), low):
         left = " ".join(_TOKEN.findall(low[max(0, m.start() - 60):m.start()])[-5:])
-        if any(re.search(r"\b" + re.escape(c) + r"(?:\s+\S+){0,2}$", left) for c in cues):
-            return True
-        if any(re.search(r"\b" + re.escape(v) + r"\s+from(?:\s+\S+){0,2}$", left)
-               for v in verbs):
+        if tail.search(left):
             return True
     return False
 

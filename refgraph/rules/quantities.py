@@ -20,7 +20,7 @@ from ..model import NodeKind
 from ..resources import load_json
 from .base import Example, Rule
 from .common import close, numbers_in, scaled_numbers_in, scaled_value
-from .context import Context, Side
+from .context import Context, Side, contains_close
 
 DiffKind = Literal["dropped-unit", "changed", "approx-dropped", "unsupported"]
 _APPROX_TOLERANCE = 0.1  # "about 30 s" may round 29.4 s
@@ -117,9 +117,7 @@ def _rescaled(b: Side, a: Side, da: dict[str, Any]) -> bool:
     nums: list[float] | None = b.memo.get(key)
     if nums is None:
         nums = b.memo[key] = scaled_numbers_in(b.text)
-    value = float(da["magnitude"])
-    k = bisect.bisect_left(nums, value - abs(value) * 1e-6 - 1e-12)
-    return k < len(nums) and nums[k] <= value + abs(value) * 1e-6 + 1e-12
+    return contains_close(nums, float(da["magnitude"]))
 
 
 def _unit_nearby(db: dict[str, Any], text: str, da: dict[str, Any]) -> bool:
