@@ -103,7 +103,8 @@ class Analyzer:
             justification = check_text(justification, "justification")
         rules = self._rules(select, ignore, lint=False)
         sb, sa = self._side("before", before), self._side("after", after)
-        just = self._justification(justification) if justification else None
+        # The justification is read as a text of its own (its graph names handles, if any).
+        just = self._side("before", justification) if justification else None
         t1 = time.perf_counter()
         # The graphs are large and long-lived: a cyclic-GC pass over them mid-analysis costs
         # more than the rules themselves, and nothing here makes cycles worth collecting.
@@ -159,17 +160,6 @@ class Analyzer:
                 self._sides.popitem(last=False)
         else:
             self._sides.move_to_end(key)
-        return side
-
-    def _justification(self, text: str) -> Side:
-        key = ("justification", text)
-        side = self._sides.get(key)
-        if side is None:
-            side = Side.build("before", text, build_graph(text, mode=self.mode,
-                                                          parser=self.parser))
-            self._sides[key] = side
-            while len(self._sides) > _GRAPH_CACHE:
-                self._sides.popitem(last=False)
         return side
 
     def _count_tokens(self, text: str) -> int:

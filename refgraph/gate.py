@@ -25,13 +25,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .analyze import Analyzer, PolicyValue
-from .buffer import Candidate, ContextBuffer
+from .buffer import Candidate, ContextBuffer, Revision
 from .errors import InputError, RewriteRejected
 from .findings import Evidence, Finding, Severity
 from .ledger import Ledger, payload_sha
 from .nlp.pipeline import Mode
 from .patch import Hunk, Patch
-from .rebase import LineEdit, apply_hunks, map_range
+from .rebase import LineEdit, apply_hunks, conflicts, map_range
 from .report import Report, Verdict, verdict_for
 from .rules.guard import ProtectedRegionEdit
 
@@ -140,7 +140,7 @@ class Gate:
         """The protected regions, in live line numbers."""
         return list(self._protected)
 
-    def _track(self, rev: Any, _buffer: ContextBuffer) -> None:
+    def _track(self, rev: Revision, _buffer: ContextBuffer) -> None:
         # Every recorded edit moves the regions: found by position, never by a marker string.
         for region in self._protected:
             region.start, region.end = map_range(region.start, region.end, rev.edits)
@@ -280,22 +280,19 @@ def _protected_hits(regions: list[tuple[int, int]], cand: Candidate, live: list[
             continue  # a region a tool edit emptied: nothing left to protect
         shift = 0
         for d in cand.edits:  # sorted, disjoint, in live coordinates
-            inside = (d.start < b and d.end > a) if d.start < d.end else a < d.start < b
-            if inside:
+            if conflicts(LineEdit(a, b, ()), d):  # the rebase rule, applied to the region
                 n0 = d.start + shift
-                n1 = n0 + len(d.new_lines)
                 c0, c1 = max(a, d.start), min(b, max(d.end, d.start + 1))
-                before = Evidence("before", offsets[c0], _end(offsets, live_text, c1, offsets[c0]),
-                                  "")
-                after_start = new_offsets[min(n0, len(cand.lines))]
-                after = Evidence("after", after_start,
-                                 _end(new_offsets, new_text, n1, after_start), "")
-                ev = tuple(replace(e, quote=(live_text if e.side == "before" else new_text)
-                                   [e.start:e.end]) for e in (before, after))
+                s0 = offsets[c0]
+                s1 = _end(offsets, live_text, c1, s0)
+                t0 = new_offsets[min(n0, len(cand.lines))]
+                t1 = _end(new_offsets, new_text, n0 + len(d.new_lines), t0)
                 out.append(Finding(
                     ProtectedRegionEdit.code, ProtectedRegionEdit.name, severity,
                     f"the patch changes protected lines {a + 1}-{b} (line {c0 + 1})",
-                    ProtectedRegionEdit.hint, ev))
+                    ProtectedRegionEdit.hint,
+                    (Evidence("before", s0, s1, live_text[s0:s1]),
+                     Evidence("after", t0, t1, new_text[t0:t1]))))
                 break
             shift += d.delta
     return out

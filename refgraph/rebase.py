@@ -80,6 +80,11 @@ def _through(h: LineEdit, d: LineEdit) -> LineEdit | None:
     return LineEdit(a + d.delta, b + d.delta, h.new_lines) if before else h
 
 
+def conflicts(h: LineEdit, d: LineEdit) -> bool:
+    """True when edit ``d`` changes a line ``h`` replaces or inserts strictly inside them."""
+    return _through(h, d) is None
+
+
 def rebase(hunks: Sequence[LineEdit], edits: Sequence[LineEdit]) -> list[LineEdit]:
     """``hunks`` (in base coordinates) moved through ``edits`` (applied one after another).
 
