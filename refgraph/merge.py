@@ -4,9 +4,9 @@ With no recorded history between the two, positions cannot be rebased through ed
 hunk is placed where its preimage (context + removed lines, as in BASE) occurs in LIVE, and only
 when that place is unique. Two independent witnesses must agree on it: the preimage search, and
 a line alignment of BASE to LIVE (difflib) that must carry the hunk's own BASE lines to exactly
-that place. A copy of the block elsewhere (exact, or a near copy: the original may be the one that
-was edited since), a block moved or rewritten since: refused, never guessed
-(:class:`~refgraph.AmbiguousAnchor`, RG402).
+that place. A copy of the block elsewhere (exact, a near copy, or one right beside it: the
+original may be the one that was edited since), a block moved or rewritten since: refused, never
+guessed (:class:`~refgraph.AmbiguousAnchor`, RG402).
 """
 
 from __future__ import annotations
@@ -74,12 +74,17 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
         if mapping is None:
             mapping = _base_to_live(base, live)
         if not _carried(h, start, mapping, len(base), len(live)):
-            short = " (with under 3 lines to go by, their neighbours must match too)" \
-                if len(pre) < 3 else ""
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
-                                  f"in LIVE, but not where BASE's own lines went{short}; LIVE may "
-                                  "hold a copy of them: re-author the patch against LIVE")
-        near = _near_copy(live, pre, at[0], set(mapping.values()))
+                                  "in LIVE, but not where BASE's own lines (and, for a short hunk, "
+                                  "their neighbours) went; LIVE may hold a copy of them: re-author "
+                                  "the patch against LIVE")
+        if _copy_next_door(live, pre, at[0]):
+            raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): the lines next to its "
+                                  "match repeat its own first or last lines, so a copy may stand "
+                                  "next to an edited original; re-author the patch against LIVE")
+        lo = h.start - len(h.context_before)
+        near = _near_copy(live, pre, at[0], {v: k for k, v in mapping.items()},
+                          range(lo, lo + len(pre)))
         if near is not None:
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
                                   f"in LIVE, but LIVE line {near + 1} holds a near copy of them; "
@@ -95,11 +100,12 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
 
 
 def _near_copy(live: Sequence[str], pre: Sequence[str], at: int,
-               unchanged: set[int]) -> int | None:
+               from_base: dict[int, int], own: range) -> int | None:
     """Where else LIVE holds the preimage with at most a third of its lines changed, dropped or
     pushed apart by inserted lines (at least one), or None. Without history, an exact copy and an
     edited original cannot be told apart: the one that still matches may be the copy. A near copy
-    whose lines all come unchanged from BASE was there when the patch was written: no doubt."""
+    that is an unchanged run of BASE lines other than the hunk's own (``from_base``: LIVE line ->
+    BASE line) was there when the patch was written: no doubt."""
     n = len(pre)
     need = n - max(1, n // 3)
     if need < 1:
@@ -110,14 +116,29 @@ def _near_copy(live: Sequence[str], pre: Sequence[str], at: int,
         if at - width < i < at + n:
             continue  # a window over the match itself
         window = live[i:i + width]
-        if all(k in unchanged for k in range(i, min(i + n, len(live)))):
-            continue
+        first = from_base.get(i)
+        untouched = first is not None and all(
+            from_base.get(i + k) == first + k for k in range(min(n, len(live) - i)))
+        if untouched and first is not None and not (first < own.stop and first + n > own.start):
+            continue  # a run BASE itself had, untouched, and not the hunk's own lines
         if sum((Counter(window) & want).values()) < need:
             continue  # cheap filter before the alignment
         sm = difflib.SequenceMatcher(None, list(pre), list(window), autojunk=False)
         if sum(b.size for b in sm.get_matching_blocks()) >= need:
             return i
     return None
+
+
+def _copy_next_door(live: Sequence[str], pre: Sequence[str], at: int) -> bool:
+    """True when the lines just after the match start like the preimage, or the lines just
+    before it end like it: a block copied in right beside its original, which an edit then
+    damaged, leaves the untouched copy as the only whole match."""
+    m = min(2, len(pre))
+    if m == 0:
+        return False
+    after = list(live[at + len(pre):at + len(pre) + m])
+    before = list(live[max(0, at - m):at])
+    return after == list(pre[:m]) or before == list(pre[-m:])
 
 
 def _carried(h: Hunk, start: int, mapping: dict[int, int], n_base: int, n_live: int) -> bool:

@@ -156,7 +156,19 @@ def test_short_preimage_is_refused_when_its_neighbours_moved() -> None:
     was edited, the copy is untouched; without history the copy must not be patched."""
     base = "a\nstatus: pending\nb"
     live = "a\nstatus: pending (edited by tool)\nb\nstatus: pending"
-    with pytest.raises(AmbiguousAnchor, match="neighbours must match"):
+    with pytest.raises(AmbiguousAnchor, match="their neighbours"):
         three_way_apply(base, live, "@@ -2 +2 @@\n-status: pending\n+status: done\n")
     assert three_way_apply(base, "x\n" + base, "@@ -2 +2 @@\n-status: pending\n+status: done\n") \
         == "x\na\nstatus: done\nb"
+
+
+def test_a_copy_beside_an_edited_original_is_refused() -> None:
+    """A block re-injected right above its original, then an edit that removes the original's
+    second half: the one whole match is the copy. (Found on seed 2 of the apply benchmark.)"""
+    base = "\n".join(["intro", "log: health check passed", "```", "", "user: ok, go ahead.", "",
+                      "assistant: Done.", "outro"])
+    diff = udiff(base, base.replace("```\n\nuser: ok", "```\n\nnote: added\nuser: ok"))
+    lines = base.split("\n")
+    live = lines[:1] + lines[1:7] + lines[1:4] + lines[7:]  # copy above, original loses its end
+    with pytest.raises(AmbiguousAnchor):
+        three_way_apply(base, "\n".join(live), diff)
