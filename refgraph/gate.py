@@ -196,12 +196,13 @@ class Gate:
                                   key=lambda f: (f.evidence[0].start if f.evidence else 0,
                                                  f.code))
                 report = replace(report, findings=findings, verdict=verdict_for(findings))
+        over = False
         if self.budget is not None and patch.intent == "prune":
+            # The analyzer sized both sides for RG404 with the same count_tokens: reuse them.
             report.stats["budget"] = self.budget
-            report.stats["budget_met"] = self.count_tokens(cand.text) <= self.budget
+            report.stats["budget_met"] = report.stats["tokens_after"] <= self.budget
+            over = report.stats["tokens_before"] > self.budget
         if report.verdict == "reject":
-            over = (self.budget is not None and patch.intent == "prune"
-                    and self.count_tokens(live_text) > self.budget)
             cls = GateRefused if over else GateRejected
             verdict: Verdict = "refuse" if over else "reject"
             what = (f"the prune cannot reach the budget of {self.budget} tokens without a "

@@ -294,3 +294,13 @@ def test_empty_ranges_do_not_break_the_gate(az: Analyzer) -> None:
     buf.edit(1, 2, [])  # a tool edit empties the protected region
     gate.submit(Patch.splice(1, 1, ["x"], base=buf.sha256, declared_span=(1, 1)))
     assert buf.text == "a\nx\nb"
+
+
+def test_a_safe_prune_reports_whether_it_met_the_budget(az: Analyzer) -> None:
+    text = "status: all green.\nstatus: all green.\nnext: deploy."
+    for budget, met in ((5, False), (12, True)):
+        buf, gate = gate_for(az, text=text, budget=budget)
+        stats = gate.submit(Patch.splice(1, 2, [], base=buf.sha256, intent="prune")).report.stats
+        assert stats["budget"] == budget
+        assert stats["budget_met"] is met
+        assert stats["tokens_after"] < stats["tokens_before"]
