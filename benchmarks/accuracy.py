@@ -39,6 +39,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import refgraph
@@ -60,6 +61,17 @@ CONVERSIONS = {  # gold unit -> (smaller unit as written, factor)
 _NUM = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+def corpus_builder(folder: Path) -> ModuleType:
+    """``<folder>/build.py`` loaded as a module (the corpus folder is not a package)."""
+    spec = importlib.util.spec_from_file_location("corpus_build", folder / "build.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_corpus(folder: Path, split: str) -> list[dict[str, Any]]:
     """The split's pairs from ``<split>.jsonl``, or, where the file was not generated yet, from
     the folder's ``build.py`` (the corpus JSON is derived from its scenarios, not tracked)."""
@@ -72,13 +84,7 @@ def load_corpus(folder: Path, split: str) -> list[dict[str, Any]]:
             rows += [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
         elif (folder / "build.py").exists():
             if built is None:
-                spec = importlib.util.spec_from_file_location("corpus_build", folder / "build.py")
-                assert spec is not None
-                assert spec.loader is not None
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[spec.name] = module
-                spec.loader.exec_module(module)
-                built = module.build()
+                built = corpus_builder(folder).build()
             rows += [json.loads(json.dumps(p)) for p in built[name]]
     return rows
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from benchmarks.accuracy import corpus_builder
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "benchmarks" / "corpus"
@@ -30,8 +30,9 @@ KEYS = {
 @pytest.fixture(scope="module")
 def pairs() -> dict[str, list[dict[str, object]]]:
     # Built in memory from the scenarios, and read back through JSON as the files would be.
-    by_split = _builder().build()
-    return {split: [json.loads(line) for line in _builder().dump(by_split[split]).splitlines()]
+    build = _builder()
+    by_split = build.build()
+    return {split: [json.loads(line) for line in build.dump(by_split[split]).splitlines()]
             for split in SPLITS}
 
 
@@ -137,13 +138,7 @@ def test_corpus_splits_share_no_text(pairs: dict[str, list[dict[str, object]]]) 
 
 
 def _builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("corpus_build", CORPUS / "build.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return corpus_builder(CORPUS)
 
 
 def test_scenarios_build_to_the_recorded_corpus() -> None:
