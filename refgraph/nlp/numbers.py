@@ -114,10 +114,21 @@ def _not_quantity_re() -> re.Pattern[str]:
     """All not-a-quantity patterns as one alternation (file order decides ties)."""
     parts = []
     for p in load_json("patterns", "not_quantities.json")["patterns"]:
-        parts.append(f"(?i:{p[4:]})" if p.startswith("(?i)") else f"(?:{p})")
+        cased = not p.startswith("(?i)")
+        body = p if cased else p[4:]
+        if body.startswith(r"\b\d"):
+            # Where the lookahead below lets a match begin, "\b\d" is "\d": before a word
+            # character the lookahead has checked the boundary, and at a "#" \d fails either
+            # way. Without the "\b" the engine skips the pattern at a letter in one test.
+            body = body[2:]
+        parts.append(f"(?:{body})" if cased else f"(?i:{body})")
     # Every pattern starts at the start of a word or at a "#": checking that once per
     # character, before trying each pattern, halves the scan (the matches are the same).
-    return re.compile(r"(?=(?<!\w)\w|#)(?:" + "|".join(parts) + ")")
+    return re.compile(_MATCH_START + "(?:" + "|".join(parts) + ")")
+
+
+_MATCH_START = r"(?=(?<!\w)\w|#)"  # where a not-a-quantity match can begin
+_STARTS = re.compile(_MATCH_START + r"[\w#]")
 
 
 _CLEAN_BEFORE = frozenset(" \t\n(\"'[$€£¥~<>=")
@@ -367,11 +378,33 @@ def not_a_quantity_at(text: str, idx: int) -> bool:
                 not (prev_words and prev_words[-1] in _LABELS) and \
                 next_word[:3] not in _MONTHS and next_word not in _CLOCK:
             return False
-    lo = max(0, idx - _WINDOW)
+    # What ``finditer(text, idx - _WINDOW, idx + _WINDOW)`` would find first over idx, without
+    # scanning past idx: the patterns are tried only where a match can begin (the scan's other
+    # positions fail the lookahead), each match resuming the scan at its end as finditer does.
     hi = min(n, idx + _WINDOW)
+    at = max(0, idx - _WINDOW)
+    match = _not_quantity_re().match
+    for start in _STARTS.finditer(text, at, idx + 1):
+        q = start.start()
+        if q < at:
+            continue  # inside the last match
+        m = match(text, q, hi)
+        if m is None:
+            continue
+        if m.end() > idx:
+            # A match made only of digits excludes nothing (the hex pattern matches "1234567").
+            return not m.group().isdigit()
+        if m.end() == q:
+            return _covered_by_scan(text, idx)  # an empty match: finditer's own rules decide
+        at = m.end()
+    return False
+
+
+def _covered_by_scan(text: str, idx: int) -> bool:
+    """The plain scan of the window that :func:`not_a_quantity_at` stands for."""
+    lo, hi = max(0, idx - _WINDOW), min(len(text), idx + _WINDOW)
     for m in _not_quantity_re().finditer(text, lo, hi):
         if m.start() <= idx < m.end():
-            # A match made only of digits excludes nothing (the hex pattern matches "1234567").
             return not m.group().isdigit()
         if m.start() > idx:
             break

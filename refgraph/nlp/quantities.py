@@ -161,10 +161,13 @@ class _Spans:
         return k > 0 and self.max_ends[k - 1] > idx
 
 
+_EXCLUDED_KINDS = frozenset({NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value})
+
+
 def _excluded(doc: Doc) -> _Spans:
     """Character spans of identifiers and handles: their digits are not quantities."""
-    spans = sorted((start, end) for kind, start, end, _ in raw_records(doc)
-                   if kind in (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value))
+    kinds = _EXCLUDED_KINDS
+    spans = sorted([(r[1], r[2]) for r in raw_records(doc) if r[0] in kinds])
     starts = [s for s, _ in spans]
     max_ends = list(itertools.accumulate((e for _, e in spans), max))
     return _Spans(starts, max_ends)
@@ -275,10 +278,12 @@ class QuantityExtractor:
             for k in (i - 1, i) if i > 0 and v.low(i - 1) == "a" else (i,):
                 if k <= done:
                     continue
-                if excluded.covers(starts[k]) or not_a_quantity_at(text, starts[k]):
+                # All four tests are pure: the cheap ones first (most that fail, fail here).
+                if excluded.covers(starts[k]):
                     continue
                 num = parse_number(v, k)
-                if num is None or (not num.spelled and is_label_number(v, k)):
+                if num is None or (not num.spelled and is_label_number(v, k)) or \
+                        not_a_quantity_at(text, starts[k]):
                     continue
                 done = self._emit(doc, v, num, accurate, excluded) - 1
                 break
