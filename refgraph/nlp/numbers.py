@@ -51,6 +51,10 @@ SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn
 def lexicon() -> dict[str, Any]:
     data: dict[str, Any] = load_json("lexicon", "quantities.json")
     units = load_json("lexicon", "units.json")
+    # The word lists are only ever asked for membership, once per number or more.
+    for key in ("range_joiners", "range_openers", "measured_links", "label_nouns", "year_before",
+                "unit_adjectives", "not_names"):
+        data[key] = frozenset(data[key])
     data["scale"] = units["scale"]
     data["per"] = set(units["per"])
     # Bound phrases indexed by the word next to the number, longest first, so a number costs
@@ -156,35 +160,40 @@ class Num:
 
 def parse_number(v: DocView, i: int) -> Num | None:
     """The number written at token ``i`` (and the tokens it takes), or None."""
-    text = v.tok(i)
-    n = len(v.starts)
+    words = v.words
+    text = words[i]
+    n = len(words)
     lex = lexicon()
     if LEADING_ZERO.match(text):
         return None
     sign = 1.0
-    minus = MINUS_WORD.match(text)
+    minus = MINUS_WORD.match(text) if text[:1] in "mMnN" else None  # "minus", "negative"
     if minus:  # "minus-130" is one token
         sign, text = -1.0, text[minus.end():]
-    if NUMBER.match(text) and not (i + 1 < n and not v.ws[i] and v.tok(i + 1) == "^"):
+    if NUMBER.match(text) and not (i + 1 < n and not v.ws[i] and words[i + 1] == "^"):
         value = sign * float(text.replace(",", ""))
         if not math.isfinite(value):
             return None  # "1e400"
         end = i + 1
         # "2½", "3 ½", "2 1/2", "two and a half"
-        nxt = v.tok(end) if end < n else ""
-        fraction = FRACTION.match(nxt) if nxt and text.isdigit() else None
-        if nxt in lex["fractions"]:
-            value += lex["fractions"][nxt]
+        nxt = words[end] if end < n else ""
+        fractions: dict[str, float] = lex["fractions"]
+        if nxt in fractions:
+            value += fractions[nxt]
             end += 1
-        elif fraction is not None:
-            num, den = fraction.groups()
-            if 0 < int(num) < int(den):
-                value += int(num) / int(den)
-                end += 1
         elif text.isdigit():
-            value, end = _and_a_fraction(v, end, value)
-        end, approx = _tolerance(v, end)
-        return Num(value, i, end, bound="~" if approx else "=")
+            fraction = FRACTION.match(nxt)
+            if fraction is not None:
+                num, den = fraction.groups()
+                if 0 < int(num) < int(den):
+                    value += int(num) / int(den)
+                    end += 1
+            else:
+                value, end = _and_a_fraction(v, end, value)
+        if end < n and words[end] in _TOLERANCE_START:
+            end, approx = _tolerance(v, end)
+            return Num(value, i, end, bound="~" if approx else "=")
+        return Num(value, i, end)
     if text.endswith("-") and NUMBER.match(text[:-1]) and i + 1 < n and \
             v.low(i + 1) in ("or", "and", "to"):
         return Num(sign * float(text[:-1].replace(",", "")), i, i + 1)  # "7- or 8-inch"
@@ -246,6 +255,9 @@ def _and_a_fraction(v: DocView, end: int, value: float) -> tuple[float, int]:
         if den and not word.endswith("s"):
             return value + 1 / den, end + 3
     return value, end
+
+
+_TOLERANCE_START = frozenset({"±", "+/-", "+"})  # the first token of a tolerance
 
 
 def _tolerance(v: DocView, end: int) -> tuple[int, bool]:

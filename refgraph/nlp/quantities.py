@@ -50,12 +50,10 @@ def _match_phrase_before(v: DocView, end: int, lo: int,
                          ) -> tuple[int, str] | None:
     if end <= lo:
         return None
-    for words, bound in index.get(v.low(end - 1), ()):
-        n = len(words)
-        s = end - n
-        if s < lo:
-            continue
-        if all(v.low(s + k) == words[k] for k in range(n)):
+    lowers = v.lowers
+    for words, bound in index.get(lowers[end - 1], ()):
+        s = end - len(words)
+        if s >= lo and tuple(lowers[s:end]) == words:
             return s, bound
     return None
 
@@ -65,12 +63,11 @@ def _match_phrase_after(v: DocView, start: int, hi: int,
                         ) -> tuple[int, str] | None:
     if start >= hi:
         return None
-    for words, bound in index.get(v.low(start), ()):
-        n = len(words)
-        if start + n > hi:
-            continue
-        if all(v.low(start + k) == words[k] for k in range(n)):
-            return start + n, bound
+    lowers = v.lowers
+    for words, bound in index.get(lowers[start], ()):
+        end = start + len(words)
+        if end <= hi and tuple(lowers[start:end]) == words:
+            return end, bound
     return None
 
 
@@ -83,14 +80,16 @@ def _unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     as a word before or after it is read too ("sq mi", "cubic metres", "km squared")."""
     if j >= hi:
         return None
-    power = _POWER_BEFORE.get(v.low(j))
-    found = _unit_at(v, j + 1, hi) if power and j + 1 < hi else None
-    if found is not None and "**" not in found[0] and "/" not in found[0]:
-        return f"{found[0]} ** {power}", found[1]
+    lowers = v.lowers
+    power = _POWER_BEFORE.get(lowers[j])
+    if power and j + 1 < hi:
+        found = _unit_at(v, j + 1, hi)
+        if found is not None and "**" not in found[0] and "/" not in found[0]:
+            return f"{found[0]} ** {power}", found[1]
     found = _plain_unit_at(v, j, hi)
-    if found is not None and found[1] < hi and "**" not in found[0] and "/" not in found[0]:
-        after = _POWER_AFTER.get(v.low(found[1]))
-        if after:
+    if found is not None and found[1] < hi:
+        after = _POWER_AFTER.get(lowers[found[1]])
+        if after and "**" not in found[0] and "/" not in found[0]:
             return f"{found[0]} ** {after}", found[1] + 1
     return found
 
@@ -102,24 +101,34 @@ def _unit_phrase_starts() -> frozenset[str]:
     return frozenset(form[:k] for form in unit_words() for k, c in enumerate(form) if c == " ")
 
 
+@cache
+def _word_units() -> frozenset[str]:
+    """The pint expressions the lexicon's word forms stand for ("second", "minute")."""
+    return frozenset(unit_words().values())
+
+
 def _plain_unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
     if j >= hi:
         return None
-    words = unit_words()
+    lowers, ws = v.lowers, v.ws
     # Only a word that some multi-word unit starts with can begin one ("nautical mile").
-    phrase = v.low(j) in _unit_phrase_starts()
-    for n in (3, 2):
-        if j + n > hi:
-            continue
-        if phrase:
-            joined = " ".join([v.low(j + k) for k in range(n)])
-            if joined in words:
-                return words[joined], j + n
-        # Tokens written without spaces between them: "km/h", "°C", "light-years".
-        if not any(v.ws[j:j + n - 1]):
-            hit = lookup_unit("".join([v.tok(j + k) for k in range(n)]))
-            if hit:
-                return hit, j + n
+    phrase = lowers[j] in _unit_phrase_starts()
+    # Tokens written without spaces between them: "km/h", "°C", "light-years" (a space after
+    # the first token rules out both joins).
+    glued = not ws[j]
+    if phrase or glued:
+        words = unit_words()
+        for n in (3, 2):
+            if j + n > hi:
+                continue
+            if phrase:
+                joined = " ".join(lowers[j:j + n])
+                if joined in words:
+                    return words[joined], j + n
+            if glued and (n == 2 or not ws[j + 1]):
+                hit = lookup_unit("".join(v.words[j:j + n]))
+                if hit:
+                    return hit, j + n
     text = v.tok(j)
     if v.flags(j) & PUNCT and text not in ("%", "°", "‰"):
         return None
@@ -196,17 +205,18 @@ def _measured(doc: Doc, v: DocView, first: int, num_tok: int, unit_end: int,
 
 def _measured_by_rule(v: DocView, first: int, num_tok: int, unit_end: int) -> int | None:
     """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
-    lex = lexicon()
+    links = lexicon()["measured_links"]
+    words, lowers = v.words, v.lowers
     sent_start = v.window(first)[0]
     k = first - 1
     skipped = 0
     while k >= sent_start and skipped <= 3:
-        text = v.tok(k)
+        text = words[k]
         if text == "`":
             k -= 1
             continue
-        low = v.low(k)
-        if low in lex["measured_links"] or text in ("=", ":", "the", "a", "an"):
+        low = lowers[k]
+        if low in links or text in ("=", ":", "the", "a", "an"):
             k -= 1
             skipped += 1
             continue
@@ -215,8 +225,8 @@ def _measured_by_rule(v: DocView, first: int, num_tok: int, unit_end: int) -> in
         if low in stopwords() or low in common_verbs() or (len(text) > 5 and low.endswith("ed")):
             break
         return k
-    if unit_end < len(v.starts) and unit_end > num_tok + 1 and v.tok(num_tok + 1) == "-":
-        low = v.low(unit_end)
+    if unit_end < len(words) and unit_end > num_tok + 1 and words[num_tok + 1] == "-":
+        low = lowers[unit_end]
         if v.flags(unit_end) & ALPHA and low not in stopwords() and low not in common_verbs():
             return unit_end
     return None
@@ -269,13 +279,14 @@ class QuantityExtractor:
         accurate = self.use_dependencies and doc.has_annotation("DEP")
         done = -1  # tokens before this index are consumed
         starts = v.starts
+        lowers = v.lowers
         # Candidates come from a regex on the text: walking every token would cost more than
         # all the rules together.
         for m in itertools.chain((first,), found):
-            i = v.token_at(m.start())
+            i = max(0, bisect.bisect_right(starts, m.start()) - 1)  # v.token_at, inlined
             if i <= done:
                 continue
-            for k in (i - 1, i) if i > 0 and v.low(i - 1) == "a" else (i,):
+            for k in (i - 1, i) if i > 0 and lowers[i - 1] == "a" else (i,):
                 if k <= done:
                     continue
                 # All four tests are pure: the cheap ones first (most that fail, fail here).
@@ -287,7 +298,8 @@ class QuantityExtractor:
                     continue
                 done = self._emit(doc, v, num, accurate, excluded) - 1
                 break
-            done = max(done, i)
+            if i > done:
+                done = i
         return doc
 
     def _emit(self, doc: Doc, v: DocView, num: Num, accurate: bool, excluded: _Spans) -> int:
@@ -402,7 +414,7 @@ class _Reading:
             if found is None and j + 1 < hi and v.tok(j) == "-" and \
                     not v.ws[j - 1] and not v.ws[j]:
                 found = _unit_at(v, j + 1, hi)  # "a 30-second timeout"
-                if found is not None and found[0] not in unit_words().values():
+                if found is not None and found[0] not in _word_units():
                     found = None
                 skip = 1
             elif found is None and j + 1 < hi and v.low(j) in self.lex["unit_adjectives"]:
@@ -471,7 +483,7 @@ class _Reading:
         if u2 is None and not other.glued_unit and e2 + 1 < hi and v.tok(e2) == "-" and \
                 not v.ws[e2 - 1] and not v.ws[e2]:
             u2 = _unit_at(v, e2 + 1, hi)  # "5- to 10-minute"
-            if u2 is not None and u2[0] in unit_words().values():
+            if u2 is not None and u2[0] in _word_units():
                 e2 += 1
             else:
                 u2 = None
