@@ -173,10 +173,15 @@ class _Spans:
 _EXCLUDED_KINDS = frozenset({NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value})
 
 
+_NO_SPANS = _Spans([], [])  # never changed: covers() only reads
+
+
 def _excluded(doc: Doc) -> _Spans:
     """Character spans of identifiers and handles: their digits are not quantities."""
     kinds = _EXCLUDED_KINDS
     spans = sorted([(r[1], r[2]) for r in raw_records(doc) if r[0] in kinds])
+    if not spans:
+        return _NO_SPANS
     starts = [s for s, _ in spans]
     max_ends = list(itertools.accumulate((e for _, e in spans), max))
     return _Spans(starts, max_ends)
@@ -361,8 +366,8 @@ class _Reading:
         if num.start <= self.lo or self.unit is not None:
             return
         p = num.start - 1
-        prev = v.tok(p)
-        cur = CURRENCY_PREFIX.get(prev) or CURRENCY_PREFIX.get(v.low(p)) \
+        prev = v.words[p]
+        cur = CURRENCY_PREFIX.get(prev) or CURRENCY_PREFIX.get(v.lowers[p]) \
             if (prev in CURRENCY_PREFIX or prev.isupper()) else None
         if cur:
             self.unit, self.unit_text = cur, prev
@@ -385,9 +390,9 @@ class _Reading:
             elif self.glued == "s" and self.value.is_integer() and 1500 <= self.value < 2100 \
                     and self.value % 10 == 0:
                 self.glued = ""
-        elif j < self.hi and v.low(j) in scale_words and v.flags(j) & ALPHA and (
-                (not num.spelled and (len(v.tok(j)) > 2 or self.unit is not None))
-                or (num.spelled and v.low(j) in SPELLED_SCALES)):
+        elif j < self.hi and v.lowers[j] in scale_words and v.flags(j) & ALPHA and (
+                (not num.spelled and (len(v.words[j]) > 2 or self.unit is not None))
+                or (num.spelled and v.lowers[j] in SPELLED_SCALES)):
             self.value *= scale_words[v.low(j)]
             j += 1
             # "4 hundred million": each further scale word is larger than the one before
@@ -407,27 +412,28 @@ class _Reading:
                 self.unit, self.unit_text = hit, self.glued
             self.end_tok = self.num.end
         elif self.unit is None:
-            if self.num.vague and j + 1 < hi and v.low(j) == "of":
+            words, lowers = v.words, v.lowers
+            if self.num.vague and j + 1 < hi and lowers[j] == "of":
                 j += 1  # "hundreds of miles"
             found = _unit_at(v, j, hi)
             skip = 0
-            if found is None and j + 1 < hi and v.tok(j) == "-" and \
+            if found is None and j + 1 < hi and words[j] == "-" and \
                     not v.ws[j - 1] and not v.ws[j]:
                 found = _unit_at(v, j + 1, hi)  # "a 30-second timeout"
                 if found is not None and found[0] not in _word_units():
                     found = None
                 skip = 1
-            elif found is None and j + 1 < hi and v.low(j) in self.lex["unit_adjectives"]:
+            elif found is None and j + 1 < hi and lowers[j] in self.lex["unit_adjectives"]:
                 found = _unit_at(v, j + 1, hi)  # "5 business days", "3 full minutes"
                 skip = 1
             if found is not None:
-                u0 = j + skip if v.tok(j) == "-" else j
+                u0 = j + skip if words[j] == "-" else j
                 self.unit, self.end_tok = _compound(v, found[0], found[1], hi)
                 self.unit_text = _span_text(v, u0, self.end_tok)
-            elif j < hi and v.tok(j) == "%":
+            elif j < hi and words[j] == "%":
                 self.unit, self.unit_text, self.end_tok = "percent", "%", j + 1
-            elif j < hi and not v.ws[j - 1] and self._inch_mark(v.tok(j)):
-                self.unit, self.unit_text, self.end_tok = "inch", v.tok(j), j + 1
+            elif j < hi and not v.ws[j - 1] and self._inch_mark(words[j]):
+                self.unit, self.unit_text, self.end_tok = "inch", words[j], j + 1
 
         elif self.unit_text and self.end_tok == j and (
                 self.num.currency or self.unit_text == v.tok(self.first_tok)):
@@ -451,11 +457,13 @@ class _Reading:
     def negative(self) -> None:
         """ "minus 5", "negative 3", "minus-5 yards"."""
         v, start, lo = self.v, self.num.start, self.lo
-        if (start > lo and v.low(start - 1) in ("minus", "negative")) or (
-                start > lo + 1 and v.tok(start - 1) == "-"
-                and v.low(start - 2) == "minus"):
+        if start <= lo:
+            return
+        before = v.lowers[start - 1]
+        if before in ("minus", "negative") or (
+                start > lo + 1 and before == "-" and v.lowers[start - 2] == "minus"):
             self.value = -self.value
-            self.first_tok = start - (1 if v.low(start - 1) != "-" else 2)
+            self.first_tok = start - (1 if before != "-" else 2)
             self.start_char = v.starts[self.first_tok]
 
     def range(self, excluded: _Spans) -> None:
@@ -464,13 +472,15 @@ class _Reading:
         k = self.end_tok if self.high is None else hi
         if not (k + 1 < hi and v.low(k) in lex["range_joiners"]):
             return
-        nxt = v.starts[k + 1]
-        other = None if excluded.covers(nxt) or not_a_quantity_at(
-            v.text, nxt) else parse_number(v, k + 1)
         joiner = v.low(k)
         opener = self.num.start > self.lo and \
             v.low(self.first_tok - 1) in lex["range_openers"]
-        if other is None or not (joiner in ("-", "–", "—", "to", "through") or opener):
+        if not (joiner in ("-", "–", "—", "to", "through") or opener):
+            return  # "2 and 4", "2 or 3" join a range only after "between" or "from"
+        # The tests are pure: parsing first spares the window scan when no number follows.
+        nxt = v.starts[k + 1]
+        other = None if excluded.covers(nxt) else parse_number(v, k + 1)
+        if other is None or not_a_quantity_at(v.text, nxt):
             return
         scale_words: dict[str, float] = lex["scale"]
         hv = other.value
