@@ -276,7 +276,11 @@ class QuantityExtractor:
         ensure_group(doc, SPAN_KEY)
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         text = v.text
-        found = lexicon()["spelled_re"].finditer(text)
+        lex = lexicon()
+        if lex["spelled_ascii_re"] is not None and v.lower and text.isascii():
+            found = lex["spelled_ascii_re"].finditer(v.lower)  # the same offsets
+        else:
+            found = lex["spelled_re"].finditer(text)
         first = next(found, None)
         if first is None:
             return doc  # no digit and no number word: nothing to read
