@@ -25,7 +25,6 @@ TIMES_TEN = re.compile(r"^(\d+(?:\.\d+)?)(?:×10\^?|[xX]10\^)([−-]?\d{1,3})$")
 TIMES_TEN_HEAD = re.compile(r"^(?:(\d+(?:\.\d+)?)[×xX])?(\d+)$")  # "3x10" / "2" before "^", "8"
 EXPONENT = re.compile(r"[−-]?\d{1,3}")
 PLUS_MINUS = re.compile(r"^([+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)±(?:\d+(?:\.\d+)?)$")
-LEADING_ZERO = re.compile(r"^0\d")  # "007", "0401", "06F6": a code or a clock time
 NAME_WORD = re.compile(r"^(?=[A-Za-z])[A-Za-z&]*[A-Z][A-Za-z&]*$")  # a capital anywhere: "iPhone"
 MINUS_WORD = re.compile(r"^(?:minus|negative)-(?=[\d.])", re.IGNORECASE)  # "minus-130"
 FRACTION = re.compile(r"^(\d{1,3})/(\d{1,3})$")
@@ -172,8 +171,8 @@ def parse_number(v: DocView, i: int) -> Num | None:
     text = words[i]
     n = len(words)
     lex = lexicon()
-    if LEADING_ZERO.match(text):
-        return None
+    if text[:1] == "0" and text[1:2].isdecimal():
+        return None  # "007", "0401", "06F6": a code or a clock time
     sign = 1.0
     minus = MINUS_WORD.match(text) if text[:1] in "mMnN" else None  # "minus", "negative"
     if minus:  # "minus-130" is one token
@@ -190,13 +189,13 @@ def parse_number(v: DocView, i: int) -> Num | None:
             value += fractions[nxt]
             end += 1
         elif text.isdigit():
-            fraction = FRACTION.match(nxt)
+            fraction = FRACTION.match(nxt) if nxt[:1].isdecimal() else None
             if fraction is not None:
                 num, den = fraction.groups()
                 if 0 < int(num) < int(den):
                     value += int(num) / int(den)
                     end += 1
-            else:
+            elif end < n and v.lowers[end] in ("and", "&"):  # what _and_a_fraction needs
                 value, end = _and_a_fraction(v, end, value)
         if end < n and words[end] in _TOLERANCE_START:
             end, approx = _tolerance(v, end)
