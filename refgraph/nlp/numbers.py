@@ -139,6 +139,13 @@ def _not_quantity_re() -> re.Pattern[str]:
 
 
 _MATCH_START = r"(?=(?<!\w)\w|#)"  # where a not-a-quantity match can begin
+
+
+@cache
+def _not_quantity_upto() -> re.Pattern[str]:
+    """:func:`_not_quantity_re` at positions with _WINDOW characters before the end of the
+    search (``.{n}`` under DOTALL is one step): a search stops trying them past that point."""
+    return re.compile(f"(?=(?s:.{{{_WINDOW}}}))" + _not_quantity_re().pattern)
 _STARTS = re.compile(_MATCH_START + r"[\w#]")
 
 
@@ -398,10 +405,23 @@ def not_a_quantity_at(text: str, idx: int) -> bool:
                 next_word[:3] not in _MONTHS and next_word not in _CLOCK:
             return False
     # What ``finditer(text, idx - _WINDOW, idx + _WINDOW)`` would find first over idx, without
-    # scanning past idx: the patterns are tried only where a match can begin (the scan's other
-    # positions fail the lookahead), each match resuming the scan at its end as finditer does.
+    # scanning far past idx, each match resuming the scan at its end as finditer does.
     hi = min(n, idx + _WINDOW)
     at = max(0, idx - _WINDOW)
+    if hi - idx == _WINDOW:
+        # Matches that begin at most _WINDOW characters before hi, i.e. at or before idx.
+        search = _not_quantity_upto().search
+        while (m := search(text, at, hi)) is not None:
+            if m.end() > idx:
+                # A match made only of digits excludes nothing (the hex pattern matches
+                # "1234567").
+                return not m.group().isdigit()
+            if m.end() == m.start():
+                return _covered_by_scan(text, idx)  # an empty match: finditer's rules decide
+            at = m.end()
+        return False
+    # Near the end of the text: the patterns are tried only where a match can begin (the
+    # scan's other positions fail the lookahead).
     match = _not_quantity_re().match
     for start in _STARTS.finditer(text, at, idx + 1):
         q = start.start()
