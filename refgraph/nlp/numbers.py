@@ -41,6 +41,7 @@ CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "$US": "USD", "€": "EUR", "£": "
                    "mxn": "MXN", "rub": "RUB", "ils": "ILS"}
 CURRENCY_GLUED = re.compile(
     r"^([A-Z]{1,3}\$|\$[A-Z]{1,2}|[A-Z]{2,3}|Rs\.?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)$")
+_CURRENCY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ$")  # where CURRENCY_GLUED can begin
 SPELLED_SCALES = frozenset({"thousand", "million", "billion", "trillion"})
 SCALE_AFTER_CURRENCY = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
                          "tn": 1e12}
@@ -211,26 +212,28 @@ def parse_number(v: DocView, i: int) -> Num | None:
     if text.endswith("-") and NUMBER.match(text[:-1]) and i + 1 < n and \
             v.low(i + 1) in ("or", "and", "to"):
         return Num(sign * float(text[:-1].replace(",", "")), i, i + 1)  # "7- or 8-inch"
-    pm = PLUS_MINUS.match(text)
+    # Each pattern below needs a character of its own: testing for it first spares most
+    # tokens (words, glued units) a string of regex calls.
+    pm = PLUS_MINUS.match(text) if "±" in text else None
     if pm:  # "2,000.45±0.01"
         return Num(sign * float(pm.group(1).replace(",", "")), i, i + 1, bound="~")
     cur = _glued_currency(v, i)
     if cur is not None:
         return cur
-    rng = RANGE_TOKEN.match(text)
+    rng = RANGE_TOKEN.match(text) if "–" in text or "—" in text else None
     if rng and float(rng.group(2)) > float(rng.group(1)):
         return Num(float(rng.group(1)), i, i + 1, high=float(rng.group(2)))
-    frac = FRACTION.match(text)
+    frac = FRACTION.match(text) if "/" in text else None
     if frac and int(frac.group(2)) > 0:
         return Num(int(frac.group(1)) / int(frac.group(2)), i, i + 1)
     if text in lex["fractions"]:
         return Num(lex["fractions"][text], i, i + 1)
-    sci = TIMES_TEN.match(text)
-    head = TIMES_TEN_HEAD.match(text)
-    if head and i + 2 < n and v.tok(i + 1) == "^" and not v.ws[i] \
-            and not v.ws[i + 1] and EXPONENT.fullmatch(v.tok(i + 2)):
-        # "3x10", "^", "8" / "2", "^", "10" / "8x2", "^", "10" as the tokenizer splits them
-        return _power(head.group(1) or "1", head.group(2), v.tok(i + 2), i, i + 3)
+    if i + 2 < n and words[i + 1] == "^" and not v.ws[i] and not v.ws[i + 1]:
+        head = TIMES_TEN_HEAD.match(text)
+        if head and EXPONENT.fullmatch(words[i + 2]):
+            # "3x10", "^", "8" / "2", "^", "10" / "8x2", "^", "10" as the tokenizer splits them
+            return _power(head.group(1) or "1", head.group(2), words[i + 2], i, i + 3)
+    sci = TIMES_TEN.match(text) if "10" in text else None
     if sci:  # "2.48×10−5", "3x10^8"
         return _power(sci.group(1), "10", sci.group(2), i, i + 1)
     glued = NUMBER_GLUED.match(text)
@@ -293,6 +296,8 @@ def _tolerance(v: DocView, end: int) -> tuple[int, bool]:
 def _glued_currency(v: DocView, i: int) -> Num | None:
     """ "HK$7", "AUD1.5", "RM79", and "US20" right after "$": a currency glued to the digits."""
     text = v.tok(i)
+    if text[:1] not in _CURRENCY_FIRST:
+        return None
     m = CURRENCY_GLUED.match(text)
     if m is None:
         return None
@@ -399,10 +404,11 @@ def not_a_quantity_at(text: str, idx: int) -> bool:
         # A free-standing integer: only a month name or am/pm next to it can make it a date
         # or a time; skip the (slow) pattern scan otherwise.
         prev_words = [w.lower() for w in text[max(0, idx - 24):idx].split()[-2:]]
-        next_word = (text[j:j + 12].split()[:1] or [""])[0].lower().rstrip(".,")
-        if not any(w[:3] in _MONTHS for w in prev_words) and \
-                not (prev_words and prev_words[-1] in _LABELS) and \
-                next_word[:3] not in _MONTHS and next_word not in _CLOCK:
+        after_words = text[j:j + 12].split(None, 1)
+        next_word = after_words[0].lower().rstrip(".,") if after_words else ""
+        if next_word[:3] not in _MONTHS and next_word not in _CLOCK and \
+                not (prev_words and (prev_words[-1] in _LABELS or prev_words[-1][:3] in _MONTHS
+                                     or prev_words[0][:3] in _MONTHS)):
             return False
     # What ``finditer(text, idx - _WINDOW, idx + _WINDOW)`` would find first over idx, without
     # scanning far past idx, each match resuming the scan at its end as finditer does.

@@ -188,10 +188,10 @@ def _excluded(doc: Doc) -> _Spans:
 
 
 def _measured(doc: Doc, v: DocView, first: int, num_tok: int, unit_end: int,
-              accurate: bool) -> int | None:
+              accurate: bool, lo: int) -> int | None:
     """What the quantity measures, when the text says so ("the timeout is 30 s" -> timeout):
-    a token index."""
-    rule = _measured_by_rule(v, first, num_tok, unit_end)
+    a token index. ``lo`` is where ``v.window(first)`` starts."""
+    rule = _measured_by_rule(v, first, num_tok, unit_end, lo)
     if rule is not None or not accurate:
         return rule
     tok = doc[num_tok]
@@ -208,11 +208,11 @@ def _measured(doc: Doc, v: DocView, first: int, num_tok: int, unit_end: int,
     return None
 
 
-def _measured_by_rule(v: DocView, first: int, num_tok: int, unit_end: int) -> int | None:
+def _measured_by_rule(v: DocView, first: int, num_tok: int, unit_end: int,
+                      sent_start: int) -> int | None:
     """ "X is 30 s", "X: 30 s", "X=3", "a budget of 5 GB", "a 30-second timeout"."""
     links = lexicon()["measured_links"]
     words, lowers = v.words, v.lowers
-    sent_start = v.window(first)[0]
     k = first - 1
     skipped = 0
     while k >= sent_start and skipped <= 3:
@@ -333,7 +333,9 @@ class QuantityExtractor:
         if not math.isfinite(r.value) or (r.high is not None and not math.isfinite(r.high)):
             return end  # scaled past a float's range: no usable magnitude
         start_char, end_char = r.char_span()
-        attrs = r.attrs(_measured(doc, v, r.first_tok, num.start, r.end_tok, accurate))
+        # The window of the first token is the number's unless a word before it was read.
+        lo = r.lo if r.first_tok == num.start else v.window(r.first_tok)[0]
+        attrs = r.attrs(_measured(doc, v, r.first_tok, num.start, r.end_tok, accurate, lo))
         add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
         return end
 
