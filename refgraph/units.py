@@ -8,9 +8,8 @@ unit, so normalising a quantity costs a dict lookup after the first time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import pint
 
@@ -25,8 +24,7 @@ def registry() -> Any:
     return ureg
 
 
-@dataclass(frozen=True, slots=True)
-class Normalised:
+class Normalised(NamedTuple):  # a tuple: one is made per quantity, faster than a dataclass
     unit: str  # canonical pint unit, e.g. "millisecond", "request / second"
     base_magnitude: float
     base_unit: str  # e.g. "second", "bit", "USD", "dimensionless"

@@ -13,9 +13,8 @@ import bisect
 import itertools
 import math
 import sys
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -158,9 +157,9 @@ def _compound(v: DocView, unit: str, j: int, hi: int) -> tuple[str, int]:
     return unit, j
 
 
-@dataclass(frozen=True, slots=True)
-class _Spans:
-    """Sorted character spans with the running maximum of their ends: O(log n) membership."""
+class _Spans(NamedTuple):
+    """Sorted character spans with the running maximum of their ends: O(log n) membership.
+    (A tuple: one is built per doc, and a frozen dataclass costs more to build.)"""
 
     starts: list[int]
     max_ends: list[int]
