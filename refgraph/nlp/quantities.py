@@ -128,7 +128,7 @@ def _plain_unit_at(v: DocView, j: int, hi: int) -> tuple[str, int] | None:
                 hit = lookup_unit("".join(v.words[j:j + n]))
                 if hit:
                     return hit, j + n
-    text = v.tok(j)
+    text = v.words[j]
     if v.flags(j) & PUNCT and text not in ("%", "°", "‰"):
         return None
     hit = lookup_unit(text)
@@ -144,7 +144,7 @@ def _compound(v: DocView, unit: str, j: int, hi: int) -> tuple[str, int]:
     if j + 1 >= hi:
         return unit, j
     lex = lexicon()
-    word = v.low(j)
+    word = v.lowers[j]
     if word in ("/", "per"):
         nxt = _unit_at(v, j + 1, hi)
         if nxt is not None and "/" not in nxt[0]:
@@ -475,9 +475,9 @@ class _Reading:
         """ "2-4 s", "2 to 4 seconds", "between 2 and 4"; "from 44 ml to 50 mg" is two."""
         v, lex, hi = self.v, self.lex, self.hi
         k = self.end_tok if self.high is None else hi
-        if not (k + 1 < hi and v.low(k) in lex["range_joiners"]):
+        joiner = v.lowers[k] if k + 1 < hi else ""
+        if joiner not in lex["range_joiners"]:
             return
-        joiner = v.low(k)
         opener = self.num.start > self.lo and \
             v.low(self.first_tok - 1) in lex["range_openers"]
         if not (joiner in ("-", "–", "—", "to", "through") or opener):
@@ -527,10 +527,11 @@ class _Reading:
         if self.unit is not None or self.high is not None:
             return
         k = self.end_tok
-        if k < hi and v.tok(k) == "-" and not v.ws[k - 1]:
+        lowers = v.lowers
+        if k < hi and lowers[k] == "-" and not v.ws[k - 1]:
             k += 1  # "7- or 8-inch": a suspended hyphen
         for _ in range(8):  # "2, 4, 6 and 8 GB": a short list at most
-            if k + 1 >= hi or v.low(k) not in (",", "and", "or", "&"):
+            if k + 1 >= hi or lowers[k] not in (",", "and", "or", "&"):
                 return
             k += 1
             if v.low(k) in ("and", "or") and v.tok(k - 1) == ",":
