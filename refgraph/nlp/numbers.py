@@ -140,6 +140,7 @@ def _not_quantity_re() -> re.Pattern[str]:
 
 
 _MATCH_START = r"(?=(?<!\w)\w|#)"  # where a not-a-quantity match can begin
+_STARTS = re.compile(_MATCH_START + r"[\w#]")
 
 
 @cache
@@ -147,7 +148,6 @@ def _not_quantity_upto() -> re.Pattern[str]:
     """:func:`_not_quantity_re` at positions with _WINDOW characters before the end of the
     search (``.{n}`` under DOTALL is one step): a search stops trying them past that point."""
     return re.compile(f"(?=(?s:.{{{_WINDOW}}}))" + _not_quantity_re().pattern)
-_STARTS = re.compile(_MATCH_START + r"[\w#]")
 
 
 _CLEAN_BEFORE = frozenset(" \t\n(\"'[$€£¥~<>=")

@@ -13,7 +13,7 @@ import bisect
 import itertools
 import math
 import sys
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from spacy.language import Language
@@ -258,6 +258,7 @@ def _finite(x: float) -> float:
     return x if math.isfinite(x) else math.copysign(sys.float_info.max, x)
 
 
+@lru_cache(maxsize=4096)
 def _key_word(text: str) -> str:
     if "_" in text or any(c.isupper() for c in text[1:]):
         return text  # an identifier keeps its case
@@ -298,7 +299,7 @@ class QuantityExtractor:
                 if k <= done:
                     continue
                 # All four tests are pure: the cheap ones first (most that fail, fail here).
-                if excluded.covers(starts[k]):
+                if excluded.starts and excluded.covers(starts[k]):
                     continue
                 num = parse_number(v, k)
                 if num is None or (not num.spelled and is_label_number(v, k)) or \
