@@ -33,7 +33,7 @@ from .numbers import (
     not_a_quantity_at,
     parse_number,
 )
-from .records import add, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records
 from .text import common_verbs, norm, stopwords
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
@@ -336,7 +336,7 @@ class QuantityExtractor:
         # The window of the first token is the number's unless a word before it was read.
         lo = r.lo if r.first_tok == num.start else v.window(r.first_tok)[0]
         attrs = r.attrs(_measured(doc, v, r.first_tok, num.start, r.end_tok, accurate, lo))
-        add(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, label="QUANTITY", **attrs)
+        add_attrs(doc, SPAN_KEY, NodeKind.QUANTITY, start_char, end_char, attrs, "QUANTITY")
         return end
 
 

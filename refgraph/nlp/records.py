@@ -73,13 +73,21 @@ def add(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int, /, label:
 
     ``None`` attributes are dropped: the graph leaves absent values out.
     """
-    value = _VALUES[kind]  # a plain str (``kind.value`` goes through a Python descriptor)
-    clean = {k: v for k, v in attrs.items() if v is not None}
+    add_attrs(doc, span_key, kind, start, end, {k: v for k, v in attrs.items() if v is not None},
+              label)
+
+
+def add_attrs(doc: Doc, span_key: str, kind: NodeKind, start: int, end: int,
+              attrs: dict[str, Scalar], label: str = "") -> None:
+    """:func:`add` for a caller that holds the attributes as a dict with no ``None`` value:
+    the dict is stored as it is (the caller hands it over). Packing keyword arguments and
+    filtering them again cost four times as much as storing the record, once per record.
+    """
     data = doc.user_data
     raw = data.get(_KEY)
     if raw is None:
         raw = data[_KEY] = []
-    raw.append([value, start, end, clean])
+    raw.append([_VALUES[kind], start, end, attrs])  # a plain str, not ``kind.value``
     if data.get(NO_SPANS_KEY):
         return  # the graph builder reads records only; spans are for people and spaCy tools
     span = doc.char_span(start, end, label=label or kind.value, alignment_mode="expand")
@@ -102,4 +110,4 @@ def ensure_group(doc: Doc, key: str) -> None:
         doc.spans[key] = []
 
 
-__all__ = ["Record", "add", "ensure_group", "raw_records", "records"]
+__all__ = ["Record", "add", "add_attrs", "ensure_group", "raw_records", "records"]
