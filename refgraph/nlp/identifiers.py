@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -29,22 +30,36 @@ class _Pattern:
     kind: str
     regex: re.Pattern[str]
     group: int
-    gate: re.Pattern[str]  # the pattern cannot match a text this cheap regex does not match
-    needs: str  # a literal every match of the gate holds ("" if none): ``in`` is cheaper still
+    gate: re.Pattern[str] | None  # the pattern cannot match a text this cheap regex does not match
+    needs: str  # a literal every match holds ("" if none): ``in`` is cheaper than any regex
+    # Or, instead of a gate, where matches can start (see _starts): an anchor every match holds,
+    # the run of ``back`` characters before it, and an optional lead character.
+    anchor: _Anchor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Anchor:
+    find: re.Pattern[str]
+    back: re.Pattern[str]  # a run of the class, matched on the reversed text
+    lead: str
 
 
 @cache
 def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
     data = load_json("patterns", "identifiers.json")
 
-    def compile_all(items: list[dict[str, object]]) -> list[_Pattern]:
-        return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])),
-                         int(str(it.get("group", 0))), re.compile(str(it["gate"])),
-                         _literal(str(it["gate"])))
-                for it in items]
+    def compile_one(it: dict[str, str]) -> _Pattern:
+        regex = re.compile(it["regex"])
+        group = int(it.get("group", 0))
+        if "anchor" in it:
+            anchor = _Anchor(re.compile(it["anchor"]), re.compile(f"(?:{it['back']})*"),
+                             it.get("lead", ""))
+            return _Pattern(it["kind"], regex, group, None, it.get("needs", ""), anchor)
+        return _Pattern(it["kind"], regex, group, re.compile(it["gate"]),
+                        it.get("needs", _literal(it["gate"])))
 
-    return compile_all(data["handles"]), compile_all(data["identifiers"]), frozenset(
-        data["not_dotted"])
+    return [compile_one(it) for it in data["handles"]], [
+        compile_one(it) for it in data["identifiers"]], frozenset(data["not_dotted"])
 
 
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\](?:\{\d+(?:,\d*)?\})?")
@@ -145,14 +160,9 @@ class IdentifierExtractor:
         text = view(doc, refresh=True).text
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
-        gates: dict[re.Pattern[str], bool] = {}  # patterns share gates (snake/tool_call ...)
+        scan = _Scan(text)
         for pat in handles:
-            hit = gates.get(pat.gate)
-            if hit is None:
-                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
-            if not hit:
-                continue
-            for m in pat.regex.finditer(text):
+            for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
                 e = s + len(value)
@@ -166,12 +176,7 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
-            hit = gates.get(pat.gate)
-            if hit is None:
-                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
-            if not hit:
-                continue
-            for m in pat.regex.finditer(text):
+            for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()
                 if not name or taken.overlaps(s, e):
@@ -189,6 +194,71 @@ class IdentifierExtractor:
                     name=name, ident_kind=pat.kind, role=_role(text, s, e if pat.kind != "code"
                                                                else m.end()))
         return doc
+
+
+class _Scan:
+    """One text's matches per pattern, as ``pattern.regex.finditer(text)`` gives them, with the
+    gates and anchor positions that patterns share worked out once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.rev = ""  # the text reversed, made on first use
+        self.gates: dict[re.Pattern[str], bool] = {}
+        self.starts: dict[_Anchor, list[int]] = {}
+
+    def matches(self, pat: _Pattern) -> Iterator[re.Match[str]]:
+        text = self.text
+        if pat.needs and pat.needs not in text:
+            return iter(())
+        if pat.anchor is None:
+            assert pat.gate is not None
+            hit = self.gates.get(pat.gate)
+            if hit is None:
+                hit = self.gates[pat.gate] = pat.gate.search(text) is not None
+            return pat.regex.finditer(text) if hit else iter(())
+        starts = self.starts.get(pat.anchor)
+        if starts is None:
+            starts = self.starts[pat.anchor] = self._starts(pat.anchor)
+        return _matches_from(pat.regex, text, starts)
+
+    def _starts(self, anchor: _Anchor) -> list[int]:
+        """Sorted positions where a match can start: before each anchor, the start of the run
+        of ``back`` characters that ends there, and the lead character before that run."""
+        text = self.text
+        n = len(text)
+        out: list[int] = []
+        prev = run = 0  # the last anchor's position and where its run started
+        for m in anchor.find.finditer(text):
+            u = m.start()
+            if not self.rev:
+                self.rev = text[::-1]
+            # Only back to the last anchor: a run that reaches it continues its run (anchors
+            # inside one long run must not each rescan it).
+            back = anchor.back.match(self.rev, n - u, n - prev)
+            assert back is not None  # a starred class matches, if only the empty string
+            k = back.end() - (n - u)
+            run = run if k == u - prev else u - k
+            prev = u
+            if anchor.lead and run and text[run - 1] in anchor.lead and (
+                    not out or out[-1] < run - 1):
+                out.append(run - 1)
+            if not out or out[-1] < run:
+                out.append(run)
+        return out
+
+
+def _matches_from(regex: re.Pattern[str], text: str, starts: list[int]
+                  ) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text)`` when every match starts at one of the sorted ``starts``: the
+    leftmost match at or after the previous one's end starts at the first of them where the
+    regex matches (none of the patterns matches an empty string)."""
+    end = 0
+    for s in starts:
+        if s >= end:
+            m = regex.match(text, s)  # sees the text before s, as finditer does
+            if m is not None:
+                end = m.end()
+                yield m
 
 
 def _path_like(value: str) -> bool:
