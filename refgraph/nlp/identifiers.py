@@ -32,9 +32,10 @@ class _Pattern:
     group: int
     gate: re.Pattern[str] | None  # the pattern cannot match a text this cheap regex does not match
     needs: str  # a literal every match holds ("" if none): ``in`` is cheaper than any regex
-    # Or, instead of a gate, where matches can start (see _starts): an anchor every match holds,
-    # the run of ``back`` characters before it, and an optional lead character.
-    anchor: _Anchor | None = None
+    # Or, instead of a gate, where matches can start (see _Scan.starts): an anchor every match
+    # holds, the run of ``back`` characters before it, and an optional lead character.
+    anchor: _Anchor | None
+    slot: int  # patterns with the same gate or anchor share a slot: it is worked out once
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +48,23 @@ class _Anchor:
 @cache
 def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
     data = load_json("patterns", "identifiers.json")
+    slots: dict[tuple[str, ...], int] = {}
 
     def compile_one(it: dict[str, str]) -> _Pattern:
         regex = re.compile(it["regex"])
         group = int(it.get("group", 0))
         if "anchor" in it:
-            anchor = _Anchor(re.compile(it["anchor"]), re.compile(f"(?:{it['back']})*"),
-                             it.get("lead", ""))
-            return _Pattern(it["kind"], regex, group, None, it.get("needs", ""), anchor)
+            key = (it["anchor"], it["back"], it.get("lead", ""))
+            anchor = _Anchor(re.compile(key[0]), re.compile(f"(?:{key[1]})*"), key[2])
+            slot = slots.setdefault(key, len(slots))
+            return _Pattern(it["kind"], regex, group, None, it.get("needs", ""), anchor, slot)
+        slot = slots.setdefault((it["gate"],), len(slots))
         return _Pattern(it["kind"], regex, group, re.compile(it["gate"]),
-                        it.get("needs", _literal(it["gate"])))
+                        it.get("needs", _literal(it["gate"])), None, slot)
 
-    return [compile_one(it) for it in data["handles"]], [
-        compile_one(it) for it in data["identifiers"]], frozenset(data["not_dotted"])
+    handles = [compile_one(it) for it in data["handles"]]
+    idents = [compile_one(it) for it in data["identifiers"]]
+    return handles, idents, frozenset(data["not_dotted"])
 
 
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\](?:\{\d+(?:,\d*)?\})?")
@@ -203,25 +208,24 @@ class _Scan:
     def __init__(self, text: str) -> None:
         self.text = text
         self.rev = ""  # the text reversed, made on first use
-        self.gates: dict[re.Pattern[str], bool] = {}
-        self.starts: dict[_Anchor, list[int]] = {}
+        self.slots: dict[int, bool | list[int]] = {}  # by _Pattern.slot: gate hit, or starts
 
     def matches(self, pat: _Pattern) -> Iterator[re.Match[str]]:
         text = self.text
         if pat.needs and pat.needs not in text:
             return iter(())
-        if pat.anchor is None:
+        known = self.slots.get(pat.slot)
+        if pat.anchor is not None:
+            if known is None:
+                known = self.slots[pat.slot] = self.starts(pat.anchor)
+            assert isinstance(known, list)
+            return _matches_from(pat.regex, text, known) if known else iter(())
+        if known is None:
             assert pat.gate is not None
-            hit = self.gates.get(pat.gate)
-            if hit is None:
-                hit = self.gates[pat.gate] = pat.gate.search(text) is not None
-            return pat.regex.finditer(text) if hit else iter(())
-        starts = self.starts.get(pat.anchor)
-        if starts is None:
-            starts = self.starts[pat.anchor] = self._starts(pat.anchor)
-        return _matches_from(pat.regex, text, starts)
+            known = self.slots[pat.slot] = pat.gate.search(text) is not None
+        return pat.regex.finditer(text) if known else iter(())
 
-    def _starts(self, anchor: _Anchor) -> list[int]:
+    def starts(self, anchor: _Anchor) -> list[int]:
         """Sorted positions where a match can start: before each anchor, the start of the run
         of ``back`` characters that ends there, and the lead character before that run."""
         text = self.text
