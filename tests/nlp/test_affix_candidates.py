@@ -22,3 +22,17 @@ def test_affix_candidates_match_the_full_regex(seed: int) -> None:
         text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 14)))
         assert [m.span() for m in _affix_candidates(text)] == \
             [m.span() for m in _AFFIX_CANDIDATE.finditer(text)], text
+
+
+def test_less_in_lower_case_is_less_in_any_case() -> None:
+    import re
+    import sys
+
+    from refgraph.nlp.negation import _LESS, _less
+    chars = [chr(c) for c in range(sys.maxunicode + 1)]
+    for letter in "les":
+        folded = {c for c in chars if re.fullmatch(letter, c, re.IGNORECASE)} - {"\u017f"}
+        assert folded == {c for c in chars if c.lower() == letter}
+    for text in ["less LESS LeSs le\u017fs lEss lesless", "unlessless", "l e s s", "\u0130less",
+                 "LESSLESS", "x\u03a3less"]:
+        assert [m.span() for m in _less(text)] == [m.span() for m in _LESS.finditer(text)]
