@@ -29,6 +29,18 @@ def clause_openers() -> frozenset[str]:
 
 def norm(word: str) -> str:
     """A lower-cased, crudely singular form: the same in both modes, so keys compare equal."""
+    found = _NORMS.get(word)
+    if found is None:
+        found = _norm(word)
+        if len(_NORMS) < 200_000:  # a bound on the memory an adversarial text can take
+            _NORMS[word] = found
+    return found
+
+
+_NORMS: dict[str, str] = {}  # norm() by word: the same few thousand words come back all the time
+
+
+def _norm(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
