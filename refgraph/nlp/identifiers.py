@@ -82,20 +82,21 @@ def _literal(gate: str) -> str:
 
 
 @cache
-def _define_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _define_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     data = load_json("patterns", "identifiers.json")
     before = "|".join(re.escape(w) for w in sorted(data["define_before"], key=len, reverse=True))
     after = "|".join(re.escape(w) for w in sorted(data["define_after"], key=len, reverse=True))
     return (
         re.compile(rf"(?:^|[\s(])(?:{before})\s+[`'\"]?$", re.IGNORECASE),
-        re.compile(rf"^[`'\"]?\s*(?:{after})\b", re.IGNORECASE),
-        # "X=3", "X := 3", "X: 5 GB", "X is 3" (a value right after the copula)
-        re.compile(r"""^[`'"]?\s*(?::=|=(?!=)|:(?!:)\s*\S|\s+(?:is|are|was|=)\s+(?:now\s+)?[-+$"'`\d])"""),
+        # One regex for what may follow a definition, tried once: "X=3", "X := 3", "X: 5 GB",
+        # "X is 3" (a value right after the copula), or a defining phrase in any case.
+        re.compile(r"""^(?:[`'"]?\s*(?::=|=(?!=)|:(?!:)\s*\S|\s+(?:is|are|was|=)\s+(?:now\s+)?"""
+                   rf"""[-+$"'`\d])|(?i:[`'"]?\s*(?:{after})\b))"""),
     )
 
 
 def _role(text: str, start: int, end: int) -> str:
-    before_re, after_re, assign_re = _define_res()
+    before_re, after_re = _define_res()
     # Look at most _CONTEXT characters either side: on a 300,000-character line a search for
     # the line's ends per identifier would be quadratic.
     lo = max(0, start - _CONTEXT)
@@ -104,7 +105,7 @@ def _role(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", end, hi)
     after = text[end: line_end if line_end >= 0 else hi]
     before = text[line_start:start]
-    if assign_re.match(after) or after_re.match(after) or \
+    if after_re.match(after) or \
             before_re.search(before, _define_word_from(before)):
         return "define"
     # JSON and YAML keys: "key": value / key: value at the start of a line
@@ -270,7 +271,11 @@ def _path_like(value: str) -> bool:
     if value.startswith(("/", "~", "./", "../")) or value.count("/") >= 2:
         return True
     last = value.rsplit("/", 1)[-1]
-    return bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", last))
+    return _EXTENSION_AT_END.search(last) is not None
+
+
+_EXTENSION_AT_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_CODE_HEAD_END = re.compile(r"[\s=(:,]")
 
 
 def _is_number_like(name: str) -> bool:
@@ -279,8 +284,10 @@ def _is_number_like(name: str) -> bool:
 
 def _code_name(code: str) -> str:
     """The name a backticked span refers to: `deploy`, `deploy()` and `deploy --prod` -> deploy."""
-    head = re.split(r"[\s=(:,]", code.strip(), maxsplit=1)[0]
-    return head or code.strip()
+    code = code.strip()
+    cut = _CODE_HEAD_END.search(code)  # where re.split(..., maxsplit=1) would cut
+    head = code[:cut.start()] if cut is not None else code
+    return head or code
 
 
 @Language.factory(

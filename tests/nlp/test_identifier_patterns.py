@@ -84,3 +84,27 @@ def test_fast_forms_match_plain_regexes(seed: int) -> None:
 ])
 def test_fast_forms_on_examples(text: str) -> None:
     _check(text)
+
+
+def test_one_after_regex_is_the_assignment_or_the_defining_phrase() -> None:
+    import json
+    from pathlib import Path
+
+    from refgraph.nlp.identifiers import _define_res
+
+    data = json.loads((Path(__file__).parents[2] / "models" / "patterns" /
+                       "identifiers.json").read_text())
+    after = "|".join(re.escape(w) for w in sorted(data["define_after"], key=len, reverse=True))
+    defining = re.compile(rf"^[`'\"]?\s*(?:{after})\b", re.IGNORECASE)
+    assign = re.compile(
+        r"""^[`'"]?\s*(?::=|=(?!=)|:(?!:)\s*\S|\s+(?:is|are|was|=)\s+(?:now\s+)?[-+$"'`\d])""")
+    combined = _define_res()[1]
+    pieces = ["`", "'", '"', " ", "  ", "\n", "\t", ":", "=", "==", ":=", "::", "is", "IS", "are",
+              "was", "now", "NOW", "be", "Be", "bE", "beach", "means", "MEANS", "is defined as",
+              "Is Set To", "defaults to", "default to", "stands for", "3", "-", "+", "$", "x",
+              "\u0130s", "\u0131s", "\u017ftands for", "_", "."]
+    rng = random.Random(5)
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        want = bool(assign.match(text) or defining.match(text))
+        assert bool(combined.match(text)) == want, text
