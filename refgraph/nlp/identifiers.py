@@ -168,6 +168,8 @@ class IdentifierExtractor:
         taken = _Taken()
         scan = _Scan(text)
         for pat in handles:
+            if pat.needs and pat.needs not in text:
+                continue  # the cheapest test first, before a call
             for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
@@ -182,6 +184,8 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
+            if pat.needs and pat.needs not in text:
+                continue
             for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()
