@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from itertools import compress, repeat
 from operator import itemgetter
 
@@ -20,7 +21,7 @@ from spacy.tokens import Doc, Span
 from ..model import NodeKind
 from .lexicon import phrase_matcher
 from .records import add, ensure_group, raw_records
-from .text import DETERMINERS, common_verbs, norm, stopwords
+from .text import DETERMINERS, ascii_classes, class_table, common_verbs, find_all, norm, stopwords
 from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
@@ -38,6 +39,9 @@ _KIND = itemgetter(0)  # of a raw record
 # Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
 # holding one takes the full regex, which is what defines the candidates.
 _CASE_ODD = re.compile("[\u0130\u0131\u017f\u212a]")
+# On ASCII text, _CAPITAL's matches are the capitals after a non-word character (or at 0): a
+# space then "A" once capitals read "A", other word characters "a" and the rest " ".
+_CAPITAL_CLASSES = class_table({"A": "[A-Z]", "a": r"\w"})
 _OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
                         NodeKind.HANDLE.value})
 _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
@@ -205,11 +209,19 @@ class EntityTagger:
         boundaries hold on both sides.
         """
         text = v.text
-        if _CASE_ODD.search(text):
+        classes = ascii_classes(text, _CAPITAL_CLASSES)  # ASCII: none of the odd letters
+        if classes is None and _CASE_ODD.search(text):
             return [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(text)]
         starts, ends = v.starts, v.ends
-        # bisect_right(starts, m.start()) per capital, in C (map) rather than a Python loop
-        found = set(map(bisect_right, repeat(starts), map(_START, _CAPITAL.finditer(text))))
+        capitals: Iterable[int]
+        if classes is not None:
+            capitals = [k + 1 for k in find_all(classes, b" A")]
+            if classes[:1] == b"A":
+                capitals.insert(0, 0)
+        else:
+            capitals = map(_START, _CAPITAL.finditer(text))
+        # bisect_right(starts, capital) per capital, in C (map) rather than a Python loop
+        found = set(map(bisect_right, repeat(starts), capitals))
         found = {i - 1 for i in found} if 0 not in found else {max(0, i - 1) for i in found}
         size = len(text)
         for _, i, _ in self.determiners.matches(doc, v):
