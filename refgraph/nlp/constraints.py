@@ -34,6 +34,8 @@ from .text import (
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_constraints"
+_QUANTITY = NodeKind.QUANTITY.value  # plain strs: records hold kinds as such
+_IDENTIFIER = NodeKind.IDENTIFIER.value
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
@@ -90,9 +92,10 @@ class ConstraintTagger:
             return doc
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         raw = raw_records(doc)
-        quantity_starts = sorted(s for kind, s, _, _ in raw if kind == NodeKind.QUANTITY)
-        identifiers = sorted((s, e, str(a.get("name", ""))) for kind, s, e, a in raw
-                             if kind == NodeKind.IDENTIFIER)
+        quantity, identifier = _QUANTITY, _IDENTIFIER
+        quantity_starts = sorted([s for kind, s, _, _ in raw if kind == quantity])
+        identifiers = sorted([(s, e, str(a.get("name", ""))) for kind, s, e, a in raw
+                              if kind == identifier])
         id_starts = [s for s, _, _ in identifiers]
         text = v.text
         for start, end, kind in matches:
@@ -231,13 +234,17 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
     s, e = char_range(v, *gov)
     lo, hi = bisect.bisect_left(id_starts, s), bisect.bisect_left(id_starts, e)
     words: list[str] = [name for (_, _, name) in identifiers[lo:hi]]
+    lowered = [name.lower() for name in words]  # each word's lower(), made once
     stop = stopwords()
     lowers = v.lowers
     for k in range(gov[0], gov[1]):
-        if lowers[k] not in stop and len(words) < 8 and v.flags(k) & ALPHA:
+        if len(words) >= 8:
+            break  # nothing more is taken
+        if lowers[k] not in stop and v.flags(k) & ALPHA:
             w = norm(v.words[k])
-            if w not in words and not any(w in name.lower() for name in words):
+            if w not in words and not any(w in name for name in lowered):
                 words.append(w)
+                lowered.append(w.lower())
     return " ".join(words[:8])
 
 

@@ -10,6 +10,10 @@ capitalised words.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterable
+from itertools import compress, repeat
+from operator import itemgetter
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -17,7 +21,7 @@ from spacy.tokens import Doc, Span
 from ..model import NodeKind
 from .lexicon import phrase_matcher
 from .records import add, ensure_group, raw_records
-from .text import DETERMINERS, common_verbs, norm, stopwords
+from .text import DETERMINERS, ascii_classes, class_table, common_verbs, find_all, norm, stopwords
 from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
@@ -30,9 +34,14 @@ _CHUNK_OPENER = re.compile(
 # The capital half of _CHUNK_OPENER with the character class first, so the regex engine skips
 # ahead to capitals instead of testing a word boundary at every character.
 _CAPITAL = re.compile(r"[A-Z](?<!\w.)")
+_START = re.Match.start
+_KIND = itemgetter(0)  # of a raw record
 # Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
 # holding one takes the full regex, which is what defines the candidates.
 _CASE_ODD = re.compile("[\u0130\u0131\u017f\u212a]")
+# On ASCII text, _CAPITAL's matches are the capitals after a non-word character (or at 0): a
+# space then "A" once capitals read "A", other word characters "a" and the rest " ".
+_CAPITAL_CLASSES = class_table({"A": "[A-Z]", "a": r"\w"})
 _OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
                         NodeKind.HANDLE.value})
 _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
@@ -47,12 +56,29 @@ def mention_key(head: str, qualifiers: list[str]) -> str:
 
 def _w(text: str) -> str:
     """A token's word in a key: identifiers and acronyms as written, else normalised."""
-    return text if ("_" in text or (text.isupper() and len(text) > 1)) else norm(text)
+    found = _W_SEEN.get(text)
+    if found is None:
+        found = text if ("_" in text or (text.isupper() and len(text) > 1)) else norm(text)
+        if len(_W_SEEN) < _SEEN_MAX:
+            _W_SEEN[text] = found
+    return found
 
 
 def _label_token(t: str) -> bool:
     """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
-    return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
+    found = _LABEL_SEEN.get(t)
+    if found is None:
+        found = (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
+        if len(_LABEL_SEEN) < _SEEN_MAX:
+            _LABEL_SEEN[t] = found
+    return found
+
+
+# Both are asked about the same words over and over: their answers by word, up to a bound on
+# the memory an adversarial text can take.
+_W_SEEN: dict[str, str] = {}
+_LABEL_SEEN: dict[str, bool] = {}
+_SEEN_MAX = 200_000
 
 
 def _is_word(char: str) -> bool:
@@ -100,9 +126,14 @@ class EntityTagger:
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
         # Quantities, identifiers and handles are referents of their own kinds already.
         blocked: set[int] = set()
-        for kind, start, end, _ in raw_records(doc):
-            if kind in _OWN_KINDS and end > start:
-                blocked.update(range(v.token_at(start), v.token_at(end - 1) + 1))
+        starts = v.starts
+        raw = raw_records(doc)
+        # Most records are of other kinds (negations, hedges ...): pick these out in C.
+        for _, start, end, _ in compress(raw, map(_OWN_KINDS.__contains__, map(_KIND, raw))):
+            if end > start:
+                # v.token_at(start) .. v.token_at(end - 1), inlined: one per record
+                blocked.update(range(max(0, bisect_right(starts, start) - 1),
+                                     max(1, bisect_right(starts, end - 1))))
         if self.use_parser and doc.has_annotation("DEP"):
             self._from_parse(doc, v, blocked)
         else:
@@ -178,13 +209,24 @@ class EntityTagger:
         boundaries hold on both sides.
         """
         text = v.text
-        if _CASE_ODD.search(text):
+        classes = ascii_classes(text, _CAPITAL_CLASSES)  # ASCII: none of the odd letters
+        if classes is None and _CASE_ODD.search(text):
             return [v.token_at(m.start()) for m in _CHUNK_OPENER.finditer(text)]
-        found = {v.token_at(m.start()) for m in _CAPITAL.finditer(text)}
+        starts, ends = v.starts, v.ends
+        capitals: Iterable[int]
+        if classes is not None:
+            capitals = [k + 1 for k in find_all(classes, b" A")]
+            if classes[:1] == b"A":
+                capitals.insert(0, 0)
+        else:
+            capitals = map(_START, _CAPITAL.finditer(text))
+        # bisect_right(starts, capital) per capital, in C (map) rather than a Python loop
+        found = set(map(bisect_right, repeat(starts), capitals))
+        found = {i - 1 for i in found} if 0 not in found else {max(0, i - 1) for i in found}
         size = len(text)
         for _, i, _ in self.determiners.matches(doc, v):
-            a = v.starts[i]
-            b = v.ends[i]
+            a = starts[i]
+            b = ends[i]
             if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):
                 found.add(i)
         return sorted(found)
@@ -192,7 +234,7 @@ class EntityTagger:
     def _chunk_from(self, doc: Doc, v: DocView, i: int, blocked: set[int]) -> int:
         """Emit the chunk opened at token ``i``, if any; return the index after it."""
         n = len(v.starts)
-        low = v.low(i)
+        low = v.lowers[i]
         if low in _DETS and i + 1 < n:
             j = i + 1
             while j < n and j in blocked and j < i + 6:
@@ -200,7 +242,7 @@ class EntityTagger:
             end = self._chunk_end(v, j, blocked)
             if end > j:
                 return self._emit_chunk(doc, v, j, end, blocked)
-        elif v.tok(i)[:1].isupper() and v.flags(i) & ALPHA and low not in stopwords() \
+        elif v.words[i][:1].isupper() and v.flags(i) & ALPHA and low not in stopwords() \
                 and not _verbal(low) and (
                 not _opens_clause(v, i) or (i + 1 < n and v.tok(i + 1)[:1].isupper()
                                             and v.flags(i + 1) & ALPHA)):
@@ -239,30 +281,31 @@ class EntityTagger:
 
     def _emit_chunk(self, doc: Doc, v: DocView, start: int, end: int, blocked: set[int],
                     proper: bool = False) -> int:
-        n = len(v.starts)
+        words, lowers = v.words, v.lowers
+        n = len(words)
         head_i = end - 1
-        quals = [_w(v.tok(t)) for t in range(start, head_i)]
+        quals = [_w(words[t]) for t in range(start, head_i)]
         nxt = end
-        if nxt < n and _label_token(v.tok(nxt)) and v.tok(nxt)[:1] not in "(-":
-            quals.append(_w(v.tok(nxt)))
+        if nxt < n and _label_token(words[nxt]) and words[nxt][:1] not in "(-":
+            quals.append(_w(words[nxt]))
             nxt += 1
-        if nxt + 1 < n and v.low(nxt) in _QUALIFYING_PREPS:
+        if nxt + 1 < n and lowers[nxt] in _QUALIFYING_PREPS:
             k = nxt + 1
-            if v.low(k) in _DETS:
+            if lowers[k] in _DETS:
                 k += 1
             ce = self._chunk_end(v, k, blocked)
             if ce > k:
-                words = [_w(v.tok(t)) for t in range(k, ce)]
-                if ce < n and _label_token(v.tok(ce)):
-                    words.append(_w(v.tok(ce)))
+                named = [_w(words[t]) for t in range(k, ce)]
+                if ce < n and _label_token(words[ce]):
+                    named.append(_w(words[ce]))
                     ce += 1
-                quals.append(f"{v.low(nxt)}={' '.join(words)}")
+                quals.append(f"{lowers[nxt]}={' '.join(named)}")
                 nxt = ce
         paren, pend = _parenthetical(v, nxt)
         if paren:
             quals.append(paren)
             nxt = pend
-        self._emit(doc, v, start, nxt, _w(v.tok(head_i)), quals, "PROPER" if proper else "")
+        self._emit(doc, v, start, nxt, _w(words[head_i]), quals, "PROPER" if proper else "")
         return nxt
 
     @staticmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -29,22 +30,41 @@ class _Pattern:
     kind: str
     regex: re.Pattern[str]
     group: int
-    gate: re.Pattern[str]  # the pattern cannot match a text this cheap regex does not match
-    needs: str  # a literal every match of the gate holds ("" if none): ``in`` is cheaper still
+    gate: re.Pattern[str] | None  # the pattern cannot match a text this cheap regex does not match
+    needs: str  # a literal every match holds ("" if none): ``in`` is cheaper than any regex
+    # Or, instead of a gate, where matches can start (see _Scan.starts): an anchor every match
+    # holds, the run of ``back`` characters before it, and an optional lead character.
+    anchor: _Anchor | None
+    slot: int  # patterns with the same gate or anchor share a slot: it is worked out once
+
+
+@dataclass(frozen=True, slots=True)
+class _Anchor:
+    find: re.Pattern[str]
+    back: re.Pattern[str]  # a run of the class, matched on the reversed text
+    lead: str
 
 
 @cache
 def _patterns() -> tuple[list[_Pattern], list[_Pattern], frozenset[str]]:
     data = load_json("patterns", "identifiers.json")
+    slots: dict[tuple[str, ...], int] = {}
 
-    def compile_all(items: list[dict[str, object]]) -> list[_Pattern]:
-        return [_Pattern(str(it["kind"]), re.compile(str(it["regex"])),
-                         int(str(it.get("group", 0))), re.compile(str(it["gate"])),
-                         _literal(str(it["gate"])))
-                for it in items]
+    def compile_one(it: dict[str, str]) -> _Pattern:
+        regex = re.compile(it["regex"])
+        group = int(it.get("group", 0))
+        if "anchor" in it:
+            key = (it["anchor"], it["back"], it.get("lead", ""))
+            anchor = _Anchor(re.compile(key[0]), re.compile(f"(?:{key[1]})*"), key[2])
+            slot = slots.setdefault(key, len(slots))
+            return _Pattern(it["kind"], regex, group, None, it.get("needs", ""), anchor, slot)
+        slot = slots.setdefault((it["gate"],), len(slots))
+        return _Pattern(it["kind"], regex, group, re.compile(it["gate"]),
+                        it.get("needs", _literal(it["gate"])), None, slot)
 
-    return compile_all(data["handles"]), compile_all(data["identifiers"]), frozenset(
-        data["not_dotted"])
+    handles = [compile_one(it) for it in data["handles"]]
+    idents = [compile_one(it) for it in data["identifiers"]]
+    return handles, idents, frozenset(data["not_dotted"])
 
 
 _CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\](?:\{\d+(?:,\d*)?\})?")
@@ -62,20 +82,21 @@ def _literal(gate: str) -> str:
 
 
 @cache
-def _define_res() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _define_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     data = load_json("patterns", "identifiers.json")
     before = "|".join(re.escape(w) for w in sorted(data["define_before"], key=len, reverse=True))
     after = "|".join(re.escape(w) for w in sorted(data["define_after"], key=len, reverse=True))
     return (
         re.compile(rf"(?:^|[\s(])(?:{before})\s+[`'\"]?$", re.IGNORECASE),
-        re.compile(rf"^[`'\"]?\s*(?:{after})\b", re.IGNORECASE),
-        # "X=3", "X := 3", "X: 5 GB", "X is 3" (a value right after the copula)
-        re.compile(r"""^[`'"]?\s*(?::=|=(?!=)|:(?!:)\s*\S|\s+(?:is|are|was|=)\s+(?:now\s+)?[-+$"'`\d])"""),
+        # One regex for what may follow a definition, tried once: "X=3", "X := 3", "X: 5 GB",
+        # "X is 3" (a value right after the copula), or a defining phrase in any case.
+        re.compile(r"""^(?:[`'"]?\s*(?::=|=(?!=)|:(?!:)\s*\S|\s+(?:is|are|was|=)\s+(?:now\s+)?"""
+                   rf"""[-+$"'`\d])|(?i:[`'"]?\s*(?:{after})\b))"""),
     )
 
 
 def _role(text: str, start: int, end: int) -> str:
-    before_re, after_re, assign_re = _define_res()
+    before_re, after_re = _define_res()
     # Look at most _CONTEXT characters either side: on a 300,000-character line a search for
     # the line's ends per identifier would be quadratic.
     lo = max(0, start - _CONTEXT)
@@ -84,7 +105,7 @@ def _role(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", end, hi)
     after = text[end: line_end if line_end >= 0 else hi]
     before = text[line_start:start]
-    if assign_re.match(after) or after_re.match(after) or \
+    if after_re.match(after) or \
             before_re.search(before, _define_word_from(before)):
         return "define"
     # JSON and YAML keys: "key": value / key: value at the start of a line
@@ -145,14 +166,11 @@ class IdentifierExtractor:
         text = view(doc, refresh=True).text
         handles, idents, not_dotted = _patterns()
         taken = _Taken()
-        gates: dict[re.Pattern[str], bool] = {}  # patterns share gates (snake/tool_call ...)
+        scan = _Scan(text)
         for pat in handles:
-            hit = gates.get(pat.gate)
-            if hit is None:
-                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
-            if not hit:
-                continue
-            for m in pat.regex.finditer(text):
+            if pat.needs and pat.needs not in text:
+                continue  # the cheapest test first, before a call
+            for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
                 e = s + len(value)
@@ -166,12 +184,9 @@ class IdentifierExtractor:
                 add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
                     handle_kind=pat.kind, value=value)
         for pat in idents:
-            hit = gates.get(pat.gate)
-            if hit is None:
-                hit = gates[pat.gate] = pat.needs in text and pat.gate.search(text) is not None
-            if not hit:
+            if pat.needs and pat.needs not in text:
                 continue
-            for m in pat.regex.finditer(text):
+            for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()
                 if not name or taken.overlaps(s, e):
@@ -191,12 +206,80 @@ class IdentifierExtractor:
         return doc
 
 
+class _Scan:
+    """One text's matches per pattern, as ``pattern.regex.finditer(text)`` gives them, with the
+    gates and anchor positions that patterns share worked out once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.rev = ""  # the text reversed, made on first use
+        self.slots: dict[int, bool | list[int]] = {}  # by _Pattern.slot: gate hit, or starts
+
+    def matches(self, pat: _Pattern) -> Iterator[re.Match[str]]:
+        text = self.text
+        if pat.needs and pat.needs not in text:
+            return iter(())
+        known = self.slots.get(pat.slot)
+        if pat.anchor is not None:
+            if known is None:
+                known = self.slots[pat.slot] = self.starts(pat.anchor)
+            assert isinstance(known, list)
+            return _matches_from(pat.regex, text, known) if known else iter(())
+        if known is None:
+            assert pat.gate is not None
+            known = self.slots[pat.slot] = pat.gate.search(text) is not None
+        return pat.regex.finditer(text) if known else iter(())
+
+    def starts(self, anchor: _Anchor) -> list[int]:
+        """Sorted positions where a match can start: before each anchor, the start of the run
+        of ``back`` characters that ends there, and the lead character before that run."""
+        text = self.text
+        n = len(text)
+        out: list[int] = []
+        prev = run = 0  # the last anchor's position and where its run started
+        for m in anchor.find.finditer(text):
+            u = m.start()
+            if not self.rev:
+                self.rev = text[::-1]
+            # Only back to the last anchor: a run that reaches it continues its run (anchors
+            # inside one long run must not each rescan it).
+            back = anchor.back.match(self.rev, n - u, n - prev)
+            assert back is not None  # a starred class matches, if only the empty string
+            k = back.end() - (n - u)
+            run = run if k == u - prev else u - k
+            prev = u
+            if anchor.lead and run and text[run - 1] in anchor.lead and (
+                    not out or out[-1] < run - 1):
+                out.append(run - 1)
+            if not out or out[-1] < run:
+                out.append(run)
+        return out
+
+
+def _matches_from(regex: re.Pattern[str], text: str, starts: list[int]
+                  ) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text)`` when every match starts at one of the sorted ``starts``: the
+    leftmost match at or after the previous one's end starts at the first of them where the
+    regex matches (none of the patterns matches an empty string)."""
+    end = 0
+    for s in starts:
+        if s >= end:
+            m = regex.match(text, s)  # sees the text before s, as finditer does
+            if m is not None:
+                end = m.end()
+                yield m
+
+
 def _path_like(value: str) -> bool:
     """"src/app.py", "/etc/hosts", "~/x", "a/b/c" are paths; "req/s" and "and/or" are not."""
     if value.startswith(("/", "~", "./", "../")) or value.count("/") >= 2:
         return True
     last = value.rsplit("/", 1)[-1]
-    return bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", last))
+    return _EXTENSION_AT_END.search(last) is not None
+
+
+_EXTENSION_AT_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_CODE_HEAD_END = re.compile(r"[\s=(:,]")
 
 
 def _is_number_like(name: str) -> bool:
@@ -205,8 +288,10 @@ def _is_number_like(name: str) -> bool:
 
 def _code_name(code: str) -> str:
     """The name a backticked span refers to: `deploy`, `deploy()` and `deploy --prod` -> deploy."""
-    head = re.split(r"[\s=(:,]", code.strip(), maxsplit=1)[0]
-    return head or code.strip()
+    code = code.strip()
+    cut = _CODE_HEAD_END.search(code)  # where re.split(..., maxsplit=1) would cut
+    head = code[:cut.start()] if cut is not None else code
+    return head or code
 
 
 @Language.factory(

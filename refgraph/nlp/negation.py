@@ -38,10 +38,15 @@ COND_KEY = "rg_conditionals"
 
 _AFFIX_CANDIDATE = re.compile(
     r"\b(?:(?:un|in|im|ir|il|dis)[a-z]{3,}|[a-z]{3,}less(?:ly|ness)?)\b", re.IGNORECASE)
-# Where a match of _AFFIX_CANDIDATE can start: a word opening with a prefix letter (any case
-# form the IGNORECASE regex accepts), or the first letter of a word holding "less".
-_PREFIX_START = re.compile("[UuIiDd\u0130\u0131](?<!\\w.)")
+# Where a match of _AFFIX_CANDIDATE can start: a word opening with a prefix and three more
+# letters (the prefix's first letter in any case form the IGNORECASE regex accepts, then the
+# regex's own case-insensitive pieces), or the first letter of a word holding "less". The
+# prefix letters are common word starts ("in", "is", "do"): looking past them here, in C,
+# keeps most of them out of the Python loop that tries the full regex.
+_PREFIX_START = re.compile(
+    "[UuIiDd\u0130\u0131](?<!\\w.)(?=(?i:(?<=u)n|(?<=i)[nmrl]|(?<=d)is)(?i:[a-z]{3}))")
 _LESS = re.compile("less", re.IGNORECASE)
+_LESS_LOWER = re.compile("less")
 _CI_LETTER = re.compile("[a-z]", re.IGNORECASE)
 _HARD = frozenset({";", ":", "--", "—", "–"})
 _CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
@@ -93,7 +98,7 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
     component; the matches are whole words, so the regex is run at each possible word start.
     """
     starts = {m.start() for m in _PREFIX_START.finditer(text)}
-    for m in _LESS.finditer(text):
+    for m in _less(text):
         k = m.start()
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
             k -= 1
@@ -106,6 +111,18 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
         if found:
             end = found.end()
             yield found
+
+
+def _less(text: str) -> Iterator[re.Match[str]]:
+    """``_LESS.finditer(text)``: a case-insensitive literal is tried at every character, a plain
+    one is searched for fast, so it looks for "less" in the lower-cased text where that finds
+    the same: each character lower-cases to one (the offsets hold), and only "l"/"L", "e"/"E"
+    and "s"/"S" lower-case to the letters of "less", as IGNORECASE takes them, but for the long
+    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps."""
+    low = text.lower()
+    if len(low) == len(text) and "\u017f" not in text:
+        return _LESS_LOWER.finditer(low)
+    return _LESS.finditer(text)
 
 
 def value_no(v: DocView, i: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from ..resources import load_words
@@ -29,6 +30,18 @@ def clause_openers() -> frozenset[str]:
 
 def norm(word: str) -> str:
     """A lower-cased, crudely singular form: the same in both modes, so keys compare equal."""
+    found = _NORMS.get(word)
+    if found is None:
+        found = _norm(word)
+        if len(_NORMS) < 200_000:  # a bound on the memory an adversarial text can take
+            _NORMS[word] = found
+    return found
+
+
+_NORMS: dict[str, str] = {}  # norm() by word: the same few thousand words come back all the time
+
+
+def _norm(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
@@ -111,3 +124,32 @@ def at_clause_start(v: DocView, lo: int, i: int) -> bool:
         if not flags(k) & (PUNCT | SPACE) and words[k] not in ("-", "*", "+", "•"):
             return False
     return True
+
+
+def class_table(classes: dict[str, str]) -> bytes:
+    """A ``bytes.translate`` table giving each ASCII character the byte of the first regex
+    character class (in ``classes``' order) it belongs to, else a space."""
+    table = bytearray(b" " * 256)
+    for code in range(128):
+        for byte, cls in classes.items():
+            if re.fullmatch(cls, chr(code)):
+                table[code] = ord(byte)
+                break
+    return bytes(table)
+
+
+def ascii_classes(text: str, table: bytes) -> bytes | None:
+    """``text`` as one class byte per character (offsets unchanged), or None unless ``text`` is
+    ASCII. Finding a pattern of classes with ``bytes.find`` is several times faster than a
+    regex that starts with a character class: ``re`` checks such a class at every character."""
+    return text.encode("ascii").translate(table) if text.isascii() else None
+
+
+def find_all(data: bytes, needle: bytes) -> list[int]:
+    """Every position of ``needle`` in ``data`` (non-overlapping, as ``re.finditer`` would)."""
+    found: list[int] = []
+    k = data.find(needle)
+    while k >= 0:
+        found.append(k)
+        k = data.find(needle, k + len(needle))
+    return found

@@ -1,0 +1,45 @@
+"""The fast-mode chunk openers are the same whichever way the capitals are found: a byte-class
+search on ASCII text, or the ``_CAPITAL`` regex."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from refgraph.nlp import entities, load_pipeline
+from refgraph.nlp.entities import _CAPITAL, _CAPITAL_CLASSES, EntityTagger
+from refgraph.nlp.text import ascii_classes, find_all
+from refgraph.nlp.view import view
+
+_PIECES = ["A", "Z", "a", "z", "0", "_", "the", "The", "THE", "an", "Its", "\u0130ts", "x", " ",
+           "  ", "\n", "-", "(", ".", ",", "'", "é", "É", "Sam", "iPhone", "aB", "_B", "9B",
+           "\u017fome", "ALL", "no", "No", "each", "\t"]
+
+
+def _strings(count: int, seed: int, ascii_only: bool) -> list[str]:
+    rng = random.Random(seed)
+    pieces = [p for p in _PIECES if p.isascii()] if ascii_only else _PIECES
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 25))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_openers_are_the_same_either_way(ascii_only: bool, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    nlp = load_pipeline("fast")
+    tagger = nlp.get_pipe("refgraph_entities")
+    assert isinstance(tagger, EntityTagger)
+    texts = _strings(1500, 3, ascii_only)
+    docs = [nlp.make_doc(text) for text in texts]
+    fast = [tagger._openers(doc, view(doc, refresh=True)) for doc in docs]
+    monkeypatch.setattr(entities, "ascii_classes", lambda text, table: None)
+    for text, doc, got in zip(texts, docs, fast, strict=True):
+        assert got == tagger._openers(doc, view(doc)), text
+
+
+def test_capital_classes_find_the_capital_regex() -> None:
+    for text in _strings(5000, 4, True):
+        classes = ascii_classes(text, _CAPITAL_CLASSES)
+        assert classes is not None
+        got = [k + 1 for k in find_all(classes, b" A")] + ([0] if classes[:1] == b"A" else [])
+        assert sorted(got) == [m.start() for m in _CAPITAL.finditer(text)], text
