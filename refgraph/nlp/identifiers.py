@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 
 from ..model import NodeKind
 from ..resources import load_json
-from .records import add, ensure_group
+from .records import add_attrs, ensure_group
 from .view import view
 
 SPAN_KEY = "rg_identifiers"
@@ -181,8 +181,8 @@ class IdentifierExtractor:
                 if pat.kind == "commit" and (value.isdigit() or value.isalpha()):
                     continue  # a hash mixes digits and letters
                 taken.add(s, e)
-                add(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, label=pat.kind.upper(),
-                    handle_kind=pat.kind, value=value)
+                add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e,
+                          {"handle_kind": pat.kind, "value": value}, pat.kind.upper())
         for pat in idents:
             if pat.needs and pat.needs not in text:
                 continue
@@ -200,9 +200,9 @@ class IdentifierExtractor:
                     name = _code_name(name)
                 else:
                     taken.add(s, e)
-                add(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, label="IDENT",
-                    name=name, ident_kind=pat.kind, role=_role(text, s, e if pat.kind != "code"
-                                                               else m.end()))
+                role = _role(text, s, e if pat.kind != "code" else m.end())
+                add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e,
+                          {"name": name, "ident_kind": pat.kind, "role": role}, "IDENT")
         return doc
 
 
