@@ -18,9 +18,9 @@ from operator import itemgetter
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
-from .records import add, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records
 from .text import DETERMINERS, ascii_classes, class_table, common_verbs, find_all, norm, stopwords
 from .view import ALPHA, NUM, SPACE, DocView, view
 
@@ -316,10 +316,21 @@ class EntityTagger:
         else:
             span: Span = doc[start:end]
             start_char, end_char = span.start_char, span.end_char
-        joined = ";".join(sorted({q for q in quals if q}))  # as mention_key sorts them
-        add(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, label="MENTION",
-            head=head, qualifiers=joined or None,
-            key=f"{head}[{joined}]" if joined else head, ent_label=label or None)
+        # The attributes add() would keep, in its order, without packing and filtering
+        # keyword arguments (one record per mention).
+        attrs: dict[str, Scalar] = {"head": head}
+        if quals:
+            joined = ";".join(sorted({q for q in quals if q}))  # as mention_key sorts them
+            if joined:
+                attrs["qualifiers"] = joined
+                attrs["key"] = f"{head}[{joined}]"
+            else:
+                attrs["key"] = head
+        else:
+            attrs["key"] = head
+        if label:
+            attrs["ent_label"] = label
+        add_attrs(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, attrs, "MENTION")
 
 
 @Language.factory("refgraph_entities", default_config={"use_parser": True},

@@ -110,6 +110,15 @@ def longest_matches(index: PhraseIndex, doc: Doc, v: DocView) -> list[tuple[int,
     matches = index.matches(doc, v)
     if not matches:
         return []
+    # Usually no two matches overlap (they come by start, then end): filter_spans would keep
+    # them all, in this order, so the sort and the token set are needed only otherwise.
+    prev_end = -1
+    for _, start, end in matches:
+        if start < prev_end:
+            break
+        prev_end = end
+    else:
+        return [(start, end, label) for label, start, end in matches]
     # The same order filter_spans takes them in: longest first, then leftmost (stable).
     ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
     seen: set[int] = set()

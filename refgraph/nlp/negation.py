@@ -18,10 +18,10 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
-from .records import add, ensure_group
+from .records import add_attrs, ensure_group
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
@@ -91,14 +91,14 @@ _INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", 
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
-def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
+def _affix_candidates(text: str, lower: str = "") -> Iterator[re.Match[str]]:
     """``_AFFIX_CANDIDATE.finditer(text)``, trying the regex only where a match can start.
 
     Tried at every character, the case-insensitive alternation cost more than the rest of the
     component; the matches are whole words, so the regex is run at each possible word start.
     """
     starts = {m.start() for m in _PREFIX_START.finditer(text)}
-    for m in _less(text):
+    for m in _less(text, lower):
         k = m.start()
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
             k -= 1
@@ -113,15 +113,16 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
             yield found
 
 
-def _less(text: str) -> Iterator[re.Match[str]]:
+def _less(text: str, lower: str = "") -> Iterator[re.Match[str]]:
     """``_LESS.finditer(text)``: a case-insensitive literal is tried at every character, a plain
     one is searched for fast, so it looks for "less" in the lower-cased text where that finds
     the same: each character lower-cases to one (the offsets hold), and only "l"/"L", "e"/"E"
     and "s"/"S" lower-case to the letters of "less", as IGNORECASE takes them, but for the long
-    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps."""
-    low = text.lower()
+    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps. ``lower`` is ``text.lower()``
+    when the caller holds it (a view's), else ""."""
+    low = lower or text.lower()
     if len(low) == len(text) and "\u017f" not in text:
-        return _LESS_LOWER.finditer(low)
+        return _LESS_LOWER.finditer(low) if "less" in low else iter(())
     return _LESS.finditer(text)
 
 
@@ -238,7 +239,7 @@ class NegationTagger:
                 kind = "syntactic"  # a bare "No." answer still negates
             self._emit(doc, v, start, end, cs, ce, kind, cue, accurate)
             negs.append((cs, ce))
-        for m in _affix_candidates(text):
+        for m in _affix_candidates(text, v.lower):
             aff = affix_cue(m.group())
             if aff is None:
                 continue
@@ -275,8 +276,11 @@ class NegationTagger:
         if s >= e:
             s, e = ts, te
         scope_start, scope_end = char_range(v, s, e)
-        add(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, label="NEG", cue=cue.lower(),
-            cue_kind=kind, scope_start=scope_start, scope_end=scope_end, word=word)
+        attrs: dict[str, Scalar] = {"cue": cue.lower(), "cue_kind": kind,
+                                    "scope_start": scope_start, "scope_end": scope_end}
+        if word is not None:
+            attrs["word"] = word
+        add_attrs(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, attrs, "NEG")
 
     def _conditionals(self, doc: Doc, v: DocView, negs: list[tuple[int, int]],
                       accurate: bool) -> None:
@@ -295,11 +299,12 @@ class NegationTagger:
             c0, c1 = char_range(v, *cons)
             a_neg = _count(cue_starts, a0, a1) + (1 if kind == "unless" else 0)
             c_neg = _count(cue_starts, c0, c1)
-            add(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce,
-                label="COND", marker=marker, cond_kind=kind,
-                antecedent_start=a0, antecedent_end=a1, consequent_start=c0, consequent_end=c1,
-                antecedent_polarity="negative" if a_neg % 2 else "positive",
-                consequent_polarity="negative" if c_neg % 2 else "positive")
+            add_attrs(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce, {
+                "marker": marker, "cond_kind": kind,
+                "antecedent_start": a0, "antecedent_end": a1,
+                "consequent_start": c0, "consequent_end": c1,
+                "antecedent_polarity": "negative" if a_neg % 2 else "positive",
+                "consequent_polarity": "negative" if c_neg % 2 else "positive"}, "COND")
 
 
 def _count(starts: list[int], lo: int, hi: int) -> int:
