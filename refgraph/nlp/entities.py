@@ -10,10 +10,10 @@ capitalised words.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from itertools import compress, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import itemgetter, sub
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -21,7 +21,7 @@ from spacy.tokens import Doc, Span
 from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
 from .records import add_attrs, ensure_group, raw_records
-from .text import DETERMINERS, ascii_classes, class_table, common_verbs, find_all, norm, stopwords
+from .text import DETERMINERS, ascii_classes, class_table, common_verbs, norm, stopwords
 from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
@@ -35,6 +35,8 @@ _CHUNK_OPENER = re.compile(
 # ahead to capitals instead of testing a word boundary at every character.
 _CAPITAL = re.compile(r"[A-Z](?<!\w.)")
 _START = re.Match.start
+_END = re.Match.end
+_SPACE_CAPITAL = re.compile(b" A")  # in the class bytes: a capital after a non-word character
 _KIND = itemgetter(0)  # of a raw record
 # Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
 # holding one takes the full regex, which is what defines the candidates.
@@ -120,6 +122,9 @@ class EntityTagger:
         self.name = name
         self.use_parser = use_parser
         self.determiners = phrase_matcher(nlp, {d: "det" for d in _DETS})
+        # Every determiner is one token (as with spaCy's English tokenizer): the tokens holding
+        # one are then the index's first-word hits.
+        self.single_dets = self.determiners.single_tokens()
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
@@ -215,21 +220,36 @@ class EntityTagger:
         starts, ends = v.starts, v.ends
         capitals: Iterable[int]
         if classes is not None:
-            capitals = [k + 1 for k in find_all(classes, b" A")]
+            # the capitals after a space class byte (a match's end is the capital's end)
+            capitals = map(_END, _SPACE_CAPITAL.finditer(classes))
             if classes[:1] == b"A":
-                capitals.insert(0, 0)
+                capitals = chain((1,), capitals)
+            # bisect_right(starts, end - 1) = bisect_left(starts, end) for int offsets
+            found = set(map(bisect_left, repeat(starts), capitals))
         else:
-            capitals = map(_START, _CAPITAL.finditer(text))
-        # bisect_right(starts, capital) per capital, in C (map) rather than a Python loop
-        found = set(map(bisect_right, repeat(starts), capitals))
-        found = {i - 1 for i in found} if 0 not in found else {max(0, i - 1) for i in found}
+            found = set(map(bisect_right, repeat(starts), map(_START, _CAPITAL.finditer(text))))
+        # found holds token index + 1 of each capital's token (bisect_right(starts, at) - 1,
+        # at least 0); the determiners are added the same way
+        if 0 in found:
+            found.discard(0)
+            found.add(1)
         size = len(text)
-        for _, i, _ in self.determiners.matches(doc, v):
-            a = starts[i]
-            b = ends[i]
-            if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):
-                found.add(i)
-        return sorted(found)
+        first = self.determiners.first_word_starts(doc, v) if self.single_dets else [
+            i for _, i, _ in self.determiners.matches(doc, v)]
+        if classes is not None:  # a word character is a non-space class byte
+            for i in first:
+                a = starts[i]
+                b = ends[i]
+                if (a == 0 or classes[a - 1] == 32) and (b == size or classes[b] == 32):
+                    found.add(i + 1)
+        else:
+            for i in first:
+                a = starts[i]
+                b = ends[i]
+                if (a == 0 or not _is_word(text[a - 1])) and (
+                        b == size or not _is_word(text[b])):
+                    found.add(i + 1)
+        return list(map(sub, sorted(found), repeat(1)))
 
     def _chunk_from(self, doc: Doc, v: DocView, i: int, blocked: set[int]) -> int:
         """Emit the chunk opened at token ``i``, if any; return the index after it."""
@@ -320,7 +340,7 @@ class EntityTagger:
         # keyword arguments (one record per mention).
         attrs: dict[str, Scalar] = {"head": head}
         if quals:
-            joined = ";".join(sorted({q for q in quals if q}))  # as mention_key sorts them
+            joined = ";".join(sorted(set(filter(None, quals))))  # as mention_key sorts them
             if joined:
                 attrs["qualifiers"] = joined
                 attrs["key"] = f"{head}[{joined}]"
