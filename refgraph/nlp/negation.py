@@ -48,6 +48,7 @@ _PREFIX_START = re.compile(
 _LESS = re.compile("less", re.IGNORECASE)
 _LESS_LOWER = re.compile("less")
 _CI_LETTER = re.compile("[a-z]", re.IGNORECASE)
+_LESS_END = re.compile(r"less(?:ly|ness)?$")  # compiled once: re.search looks it up per call
 _HARD = frozenset({";", ":", "--", "—", "–"})
 _CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
 _DROP = frozenset({"mark", "cc", "punct"})
@@ -60,20 +61,28 @@ def _lex() -> dict[str, Any]:
     return data
 
 
+@cache
+def _affix_lists() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The lexicon's affix word lists as sets: a list is searched word by word on each test."""
+    lex = _lex()
+    return (frozenset(lex["affix_words"]), frozenset(lex["un_exceptions"]),
+            frozenset(lex["less_exceptions"]))
+
+
 def affix_cue(word: str) -> tuple[int, int] | None:
     """Offsets of the negative affix inside ``word`` ("unable" -> (0, 2)), or None."""
-    lex = _lex()
+    affix_words, un_exceptions, less_exceptions = _affix_lists()
     low = word.lower()
-    if low in lex["affix_words"]:
+    if low in affix_words:
         for prefix in ("non", "dis", "un", "in", "im", "ir", "il"):
             if low.startswith(prefix):
                 return 0, len(prefix)
-    if low.startswith("un") and len(low) >= 6 and low not in lex["un_exceptions"] \
+    if low.startswith("un") and len(low) >= 6 and low not in un_exceptions \
             and not low.startswith("under") and not (low.startswith("uni")
                                                      and not low.startswith("unin")):
         return 0, 2
-    m = re.search(r"less(?:ly|ness)?$", low)
-    if m and len(low) >= 7 and low not in lex["less_exceptions"]:
+    m = _LESS_END.search(low)
+    if m and len(low) >= 7 and low not in less_exceptions:
         return m.start(), m.start() + 4
     return None
 
@@ -284,7 +293,7 @@ class NegationTagger:
 
     def _conditionals(self, doc: Doc, v: DocView, negs: list[tuple[int, int]],
                       accurate: bool) -> None:
-        cue_starts = sorted(s for s, _ in negs)
+        cue_starts: list[int] | None = None  # sorted on first use: most docs emit nothing
         text = v.text
         for start, end, kind in longest_matches(self.conditionals, doc, v):
             cs, ce = v.starts[start], v.ends[end - 1]
@@ -297,6 +306,8 @@ class NegationTagger:
                 continue
             a0, a1 = char_range(v, *ante)
             c0, c1 = char_range(v, *cons)
+            if cue_starts is None:
+                cue_starts = sorted([s for s, _ in negs])
             a_neg = _count(cue_starts, a0, a1) + (1 if kind == "unless" else 0)
             c_neg = _count(cue_starts, c0, c1)
             add_attrs(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce, {
