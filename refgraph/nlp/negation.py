@@ -45,6 +45,11 @@ _AFFIX_CANDIDATE = re.compile(
 # keeps most of them out of the Python loop that tries the full regex.
 _PREFIX_START = re.compile(
     "[UuIiDd\u0130\u0131](?<!\\w.)(?=(?i:(?<=u)n|(?<=i)[nmrl]|(?<=d)is)(?i:[a-z]{3}))")
+# _PREFIX_START on the lower-cased form of an ASCII text (same offsets; a word character is
+# [a-z0-9_] there, and the letters need no case folding): a third faster. It consumes the
+# prefix and the three letters, which hold no other word's start.
+_PREFIX_START_ASCII = re.compile("[uid](?<![a-z0-9_].)(?:(?<=u)n|(?<=i)[nmrl]|(?<=d)is)[a-z]{3}")
+_START = re.Match.start
 _LESS = re.compile("less", re.IGNORECASE)
 _LESS_LOWER = re.compile("less")
 _CI_LETTER = re.compile("[a-z]", re.IGNORECASE)
@@ -105,8 +110,12 @@ def _affix_candidates(text: str, lower: str = "") -> Iterator[re.Match[str]]:
 
     Tried at every character, the case-insensitive alternation cost more than the rest of the
     component; the matches are whole words, so the regex is run at each possible word start.
+    ``lower`` is ``text.lower()`` when the caller holds it, else "".
     """
-    starts = {m.start() for m in _PREFIX_START.finditer(text)}
+    if lower and text.isascii():
+        starts = set(map(_START, _PREFIX_START_ASCII.finditer(lower)))
+    else:
+        starts = set(map(_START, _PREFIX_START.finditer(text)))
     for m in _less(text, lower):
         k = m.start()
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
