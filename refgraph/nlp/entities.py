@@ -136,9 +136,18 @@ class EntityTagger:
         # Most records are of other kinds (negations, hedges ...): pick these out in C.
         for _, start, end, _ in compress(raw, map(_OWN_KINDS.__contains__, map(_KIND, raw))):
             if end > start:
-                # v.token_at(start) .. v.token_at(end - 1), inlined: one per record
-                blocked.update(range(max(0, bisect_right(starts, start) - 1),
-                                     max(1, bisect_right(starts, end - 1))))
+                # v.token_at(start) .. v.token_at(end - 1), inlined: one per record. Token
+                # starts are sorted, so the last is searched from the first; most records are
+                # one token.
+                first = bisect_right(starts, start)
+                if first:
+                    last = bisect_right(starts, end - 1, first)
+                    if last == first:
+                        blocked.add(first - 1)
+                    else:
+                        blocked.update(range(first - 1, last))
+                else:  # before the first token: not from refgraph's components
+                    blocked.update(range(0, max(1, bisect_right(starts, end - 1))))
         if self.use_parser and doc.has_annotation("DEP"):
             self._from_parse(doc, v, blocked)
         else:
@@ -304,7 +313,7 @@ class EntityTagger:
         words, lowers = v.words, v.lowers
         n = len(words)
         head_i = end - 1
-        quals = [_w(words[t]) for t in range(start, head_i)]
+        quals = list(map(_w, words[start:head_i]))
         nxt = end
         if nxt < n and _label_token(words[nxt]) and words[nxt][:1] not in "(-":
             quals.append(_w(words[nxt]))
@@ -321,10 +330,11 @@ class EntityTagger:
                     ce += 1
                 quals.append(f"{lowers[nxt]}={' '.join(named)}")
                 nxt = ce
-        paren, pend = _parenthetical(v, nxt)
-        if paren:
-            quals.append(paren)
-            nxt = pend
+        if nxt < n and words[nxt] == "(":  # else _parenthetical finds nothing
+            paren, pend = _parenthetical(v, nxt)
+            if paren:
+                quals.append(paren)
+                nxt = pend
         self._emit(doc, v, start, nxt, _w(words[head_i]), quals, "PROPER" if proper else "")
         return nxt
 
