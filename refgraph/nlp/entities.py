@@ -313,7 +313,7 @@ class EntityTagger:
         words, lowers = v.words, v.lowers
         n = len(words)
         head_i = end - 1
-        quals = list(map(_w, words[start:head_i]))
+        quals = [_w(words[t]) for t in range(start, head_i)] if head_i > start else []
         nxt = end
         if nxt < n and _label_token(words[nxt]) and words[nxt][:1] not in "(-":
             quals.append(_w(words[nxt]))
