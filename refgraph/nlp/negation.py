@@ -105,7 +105,7 @@ _INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", 
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
-def _affix_candidates(text: str, lower: str = "") -> Iterator[re.Match[str]]:
+def _affix_candidates(text: str, lower: str = "") -> list[re.Match[str]]:
     """``_AFFIX_CANDIDATE.finditer(text)``, trying the regex only where a match can start.
 
     Tried at every character, the case-insensitive alternation cost more than the rest of the
@@ -121,6 +121,7 @@ def _affix_candidates(text: str, lower: str = "") -> Iterator[re.Match[str]]:
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
             k -= 1
         starts.add(k)
+    matches: list[re.Match[str]] = []  # a list, not a generator: most docs have none
     end = 0
     for k in sorted(starts):
         if k < end:
@@ -128,7 +129,8 @@ def _affix_candidates(text: str, lower: str = "") -> Iterator[re.Match[str]]:
         found = _AFFIX_CANDIDATE.match(text, k)
         if found:
             end = found.end()
-            yield found
+            matches.append(found)
+    return matches
 
 
 def _less(text: str, lower: str = "") -> Iterator[re.Match[str]]:
