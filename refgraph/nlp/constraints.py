@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import bisect
 from functools import cache
-from typing import Any
+from itertools import compress
+from operator import itemgetter
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .negation import value_no
-from .records import add, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
@@ -36,6 +37,8 @@ from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 SPAN_KEY = "rg_constraints"
 _QUANTITY = NodeKind.QUANTITY.value  # plain strs: records hold kinds as such
 _IDENTIFIER = NodeKind.IDENTIFIER.value
+_IS_IDENTIFIER = frozenset((_IDENTIFIER,)).__contains__
+_KIND = itemgetter(0)  # of a raw record
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
@@ -90,13 +93,12 @@ class ConstraintTagger:
         matches = longest_matches(self.matcher, doc, v)
         if not matches:
             return doc
-        parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
-        raw = raw_records(doc)
-        quantity, identifier = _QUANTITY, _IDENTIFIER
-        quantity_starts = sorted([s for kind, s, _, _ in raw if kind == quantity])
-        identifiers = sorted([(s, e, str(a.get("name", ""))) for kind, s, e, a in raw
-                              if kind == identifier])
-        id_starts = [s for s, _, _ in identifiers]
+        # Read on first use only, once per doc: has_annotation scans every token, and most
+        # docs need neither it nor the records (a cue in them is rejected first).
+        parsed: bool | None = None
+        quantity_starts: list[int] | None = None
+        identifiers: list[tuple[int, int, str]] | None = None
+        id_starts: list[int] = []
         text = v.text
         for start, end, kind in matches:
             lo, hi = v.window(start)
@@ -106,30 +108,54 @@ class ConstraintTagger:
                 continue
             if kind.endswith("_weak"):
                 base = kind[: -len("_weak")]
-                imperative_no = base == "prohibition" and cue == "no" and _clause_start(
-                    v, lo, start) and _prohibiting_no(doc, v, start, end, hi, parsed)
-                k = bisect.bisect_left(quantity_starts, v.starts[lo])
-                bounded = base == "limit" and k < len(quantity_starts) and \
-                    quantity_starts[k] < v.ends[hi - 1]
-                if imperative_no or bounded:
-                    kind = base
-                else:
+                if base == "prohibition" and cue == "no" and _clause_start(v, lo, start):
+                    if parsed is None:
+                        parsed = doc.has_annotation("DEP")
+                    if _prohibiting_no(doc, v, start, end, hi, parsed):
+                        kind = base
+                elif base == "limit":
+                    if quantity_starts is None:
+                        quantity_starts = _starts_of(doc, _QUANTITY)
+                    k = bisect.bisect_left(quantity_starts, v.starts[lo])
+                    if k < len(quantity_starts) and quantity_starts[k] < v.ends[hi - 1]:
+                        kind = base
+                if kind != base:
                     continue
-            if kind == "precondition" and cue in ("before", "after", "until") and \
-                    not _clause_follows(doc, v, start, end, parsed):
-                continue
+            if kind == "precondition" and cue in ("before", "after", "until"):
+                if parsed is None:
+                    parsed = doc.has_annotation("DEP")
+                if not _clause_follows(doc, v, start, end, parsed):
+                    continue
             gov, cond = _governed(v, lo, hi, start, end, kind)
             if gov is None:
                 continue
             g0, g1 = char_range(v, *gov)
+            if identifiers is None:
+                identifiers = _identifiers(doc)
+                id_starts = [s for s, _, _ in identifiers]
             target = _target(v, gov, identifiers, id_starts)
-            attrs: dict[str, Any] = {"cue": cue, "constraint_kind": kind,
-                                     "governed_start": g0, "governed_end": g1,
-                                     "target": target or None}
+            attrs: dict[str, Scalar] = {"cue": cue, "constraint_kind": kind,
+                                        "governed_start": g0, "governed_end": g1}
+            if target:
+                attrs["target"] = target
             if cond is not None:
                 attrs["condition_start"], attrs["condition_end"] = char_range(v, *cond)
-            add(doc, SPAN_KEY, NodeKind.CONSTRAINT, cs, ce, label=kind.upper(), **attrs)
+            add_attrs(doc, SPAN_KEY, NodeKind.CONSTRAINT, cs, ce, attrs, kind.upper())
         return doc
+
+
+def _starts_of(doc: Doc, kind: str) -> list[int]:
+    """Sorted start offsets of the doc's records of ``kind``."""
+    raw = raw_records(doc)
+    return sorted([r[1] for r in compress(raw, map(frozenset((kind,)).__contains__,
+                                                   map(_KIND, raw)))])
+
+
+def _identifiers(doc: Doc) -> list[tuple[int, int, str]]:
+    """(start, end, name) of the doc's identifier records, sorted."""
+    raw = raw_records(doc)
+    return sorted([(s, e, str(a.get("name", ""))) for _, s, e, a in compress(
+        raw, map(_IS_IDENTIFIER, map(_KIND, raw)))])
 
 
 def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed: bool) -> bool:
@@ -234,7 +260,10 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
     s, e = char_range(v, *gov)
     lo, hi = bisect.bisect_left(id_starts, s), bisect.bisect_left(id_starts, e)
     words: list[str] = [name for (_, _, name) in identifiers[lo:hi]]
-    lowered = [name.lower() for name in words]  # each word's lower(), made once
+    # Every taken word's lower(), joined by a character no word holds: whether a word is part
+    # of one taken is then one search (a word with that character takes the slow test).
+    lowered = [name.lower() for name in words]
+    joined = "\0".join(lowered)
     stop = stopwords()
     lowers = v.lowers
     for k in range(gov[0], gov[1]):
@@ -242,9 +271,16 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
             break  # nothing more is taken
         if lowers[k] not in stop and v.flags(k) & ALPHA:
             w = norm(v.words[k])
-            if w not in words and not any(w in name for name in lowered):
-                words.append(w)
-                lowered.append(w.lower())
+            if w in words:
+                continue
+            if "\0" not in w:
+                if lowered and w in joined:
+                    continue
+            elif any(w in name for name in lowered):
+                continue
+            words.append(w)
+            lowered.append(w.lower())
+            joined = "\0".join(lowered)
     return " ".join(words[:8])
 
 

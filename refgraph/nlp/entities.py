@@ -10,18 +10,18 @@ capitalised words.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from itertools import compress, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import itemgetter, sub
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
-from .records import add, ensure_group, raw_records
-from .text import DETERMINERS, ascii_classes, class_table, common_verbs, find_all, norm, stopwords
+from .records import add_attrs, ensure_group, raw_records
+from .text import DETERMINERS, ascii_classes, class_table, common_verbs, norm, stopwords
 from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
@@ -35,6 +35,8 @@ _CHUNK_OPENER = re.compile(
 # ahead to capitals instead of testing a word boundary at every character.
 _CAPITAL = re.compile(r"[A-Z](?<!\w.)")
 _START = re.Match.start
+_END = re.Match.end
+_SPACE_CAPITAL = re.compile(b" A")  # in the class bytes: a capital after a non-word character
 _KIND = itemgetter(0)  # of a raw record
 # Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
 # holding one takes the full regex, which is what defines the candidates.
@@ -120,6 +122,9 @@ class EntityTagger:
         self.name = name
         self.use_parser = use_parser
         self.determiners = phrase_matcher(nlp, {d: "det" for d in _DETS})
+        # Every determiner is one token (as with spaCy's English tokenizer): the tokens holding
+        # one are then the index's first-word hits.
+        self.single_dets = self.determiners.single_tokens()
 
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
@@ -131,9 +136,18 @@ class EntityTagger:
         # Most records are of other kinds (negations, hedges ...): pick these out in C.
         for _, start, end, _ in compress(raw, map(_OWN_KINDS.__contains__, map(_KIND, raw))):
             if end > start:
-                # v.token_at(start) .. v.token_at(end - 1), inlined: one per record
-                blocked.update(range(max(0, bisect_right(starts, start) - 1),
-                                     max(1, bisect_right(starts, end - 1))))
+                # v.token_at(start) .. v.token_at(end - 1), inlined: one per record. Token
+                # starts are sorted, so the last is searched from the first; most records are
+                # one token.
+                first = bisect_right(starts, start)
+                if first:
+                    last = bisect_right(starts, end - 1, first)
+                    if last == first:
+                        blocked.add(first - 1)
+                    else:
+                        blocked.update(range(first - 1, last))
+                else:  # before the first token: not from refgraph's components
+                    blocked.update(range(0, max(1, bisect_right(starts, end - 1))))
         if self.use_parser and doc.has_annotation("DEP"):
             self._from_parse(doc, v, blocked)
         else:
@@ -215,21 +229,36 @@ class EntityTagger:
         starts, ends = v.starts, v.ends
         capitals: Iterable[int]
         if classes is not None:
-            capitals = [k + 1 for k in find_all(classes, b" A")]
+            # the capitals after a space class byte (a match's end is the capital's end)
+            capitals = map(_END, _SPACE_CAPITAL.finditer(classes))
             if classes[:1] == b"A":
-                capitals.insert(0, 0)
+                capitals = chain((1,), capitals)
+            # bisect_right(starts, end - 1) = bisect_left(starts, end) for int offsets
+            found = set(map(bisect_left, repeat(starts), capitals))
         else:
-            capitals = map(_START, _CAPITAL.finditer(text))
-        # bisect_right(starts, capital) per capital, in C (map) rather than a Python loop
-        found = set(map(bisect_right, repeat(starts), capitals))
-        found = {i - 1 for i in found} if 0 not in found else {max(0, i - 1) for i in found}
+            found = set(map(bisect_right, repeat(starts), map(_START, _CAPITAL.finditer(text))))
+        # found holds token index + 1 of each capital's token (bisect_right(starts, at) - 1,
+        # at least 0); the determiners are added the same way
+        if 0 in found:
+            found.discard(0)
+            found.add(1)
         size = len(text)
-        for _, i, _ in self.determiners.matches(doc, v):
-            a = starts[i]
-            b = ends[i]
-            if (a == 0 or not _is_word(text[a - 1])) and (b == size or not _is_word(text[b])):
-                found.add(i)
-        return sorted(found)
+        first = self.determiners.first_word_starts(doc, v) if self.single_dets else [
+            i for _, i, _ in self.determiners.matches(doc, v)]
+        if classes is not None:  # a word character is a non-space class byte
+            for i in first:
+                a = starts[i]
+                b = ends[i]
+                if (a == 0 or classes[a - 1] == 32) and (b == size or classes[b] == 32):
+                    found.add(i + 1)
+        else:
+            for i in first:
+                a = starts[i]
+                b = ends[i]
+                if (a == 0 or not _is_word(text[a - 1])) and (
+                        b == size or not _is_word(text[b])):
+                    found.add(i + 1)
+        return list(map(sub, sorted(found), repeat(1)))
 
     def _chunk_from(self, doc: Doc, v: DocView, i: int, blocked: set[int]) -> int:
         """Emit the chunk opened at token ``i``, if any; return the index after it."""
@@ -284,7 +313,7 @@ class EntityTagger:
         words, lowers = v.words, v.lowers
         n = len(words)
         head_i = end - 1
-        quals = [_w(words[t]) for t in range(start, head_i)]
+        quals = [_w(words[t]) for t in range(start, head_i)] if head_i > start else []
         nxt = end
         if nxt < n and _label_token(words[nxt]) and words[nxt][:1] not in "(-":
             quals.append(_w(words[nxt]))
@@ -301,10 +330,11 @@ class EntityTagger:
                     ce += 1
                 quals.append(f"{lowers[nxt]}={' '.join(named)}")
                 nxt = ce
-        paren, pend = _parenthetical(v, nxt)
-        if paren:
-            quals.append(paren)
-            nxt = pend
+        if nxt < n and words[nxt] == "(":  # else _parenthetical finds nothing
+            paren, pend = _parenthetical(v, nxt)
+            if paren:
+                quals.append(paren)
+                nxt = pend
         self._emit(doc, v, start, nxt, _w(words[head_i]), quals, "PROPER" if proper else "")
         return nxt
 
@@ -316,10 +346,21 @@ class EntityTagger:
         else:
             span: Span = doc[start:end]
             start_char, end_char = span.start_char, span.end_char
-        joined = ";".join(sorted({q for q in quals if q}))  # as mention_key sorts them
-        add(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, label="MENTION",
-            head=head, qualifiers=joined or None,
-            key=f"{head}[{joined}]" if joined else head, ent_label=label or None)
+        # The attributes add() would keep, in its order, without packing and filtering
+        # keyword arguments (one record per mention).
+        attrs: dict[str, Scalar] = {"head": head}
+        if quals:
+            joined = ";".join(sorted(set(filter(None, quals))))  # as mention_key sorts them
+            if joined:
+                attrs["qualifiers"] = joined
+                attrs["key"] = f"{head}[{joined}]"
+            else:
+                attrs["key"] = head
+        else:
+            attrs["key"] = head
+        if label:
+            attrs["ent_label"] = label
+        add_attrs(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, attrs, "MENTION")
 
 
 @Language.factory("refgraph_entities", default_config={"use_parser": True},

@@ -57,6 +57,16 @@ class PhraseIndex:
         for t in self.root.next:
             _FIRSTS.setdefault(t, []).append(self.serial)
 
+    def single_tokens(self) -> bool:
+        """Whether every phrase is one token: its matches are then its first-word hits."""
+        return all(node.labels and not node.next for node in self.root.next.values())
+
+    def first_word_starts(self, doc: Doc, v: DocView) -> list[int]:
+        """The tokens holding the first word of a phrase, in order (do not modify it): for an
+        index of one-token phrases, the starts of its matches."""
+        found: list[int] = _hits(doc, v).get(self.serial, [])
+        return found
+
     def matches(self, doc: Doc, v: DocView) -> list[tuple[str, int, int]]:
         """Every (label, start, end) match, in the PhraseMatcher's order: by start, then end."""
         lows = v.lows
@@ -110,6 +120,15 @@ def longest_matches(index: PhraseIndex, doc: Doc, v: DocView) -> list[tuple[int,
     matches = index.matches(doc, v)
     if not matches:
         return []
+    # Usually no two matches overlap (they come by start, then end): filter_spans would keep
+    # them all, in this order, so the sort and the token set are needed only otherwise.
+    prev_end = -1
+    for _, start, end in matches:
+        if start < prev_end:
+            break
+        prev_end = end
+    else:
+        return [(start, end, label) for label, start, end in matches]
     # The same order filter_spans takes them in: longest first, then leftmost (stable).
     ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
     seen: set[int] = set()

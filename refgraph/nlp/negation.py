@@ -18,10 +18,10 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
-from .records import add, ensure_group
+from .records import add_attrs, ensure_group
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
@@ -45,9 +45,15 @@ _AFFIX_CANDIDATE = re.compile(
 # keeps most of them out of the Python loop that tries the full regex.
 _PREFIX_START = re.compile(
     "[UuIiDd\u0130\u0131](?<!\\w.)(?=(?i:(?<=u)n|(?<=i)[nmrl]|(?<=d)is)(?i:[a-z]{3}))")
+# _PREFIX_START on the lower-cased form of an ASCII text (same offsets; a word character is
+# [a-z0-9_] there, and the letters need no case folding): a third faster. It consumes the
+# prefix and the three letters, which hold no other word's start.
+_PREFIX_START_ASCII = re.compile("[uid](?<![a-z0-9_].)(?:(?<=u)n|(?<=i)[nmrl]|(?<=d)is)[a-z]{3}")
+_START = re.Match.start
 _LESS = re.compile("less", re.IGNORECASE)
 _LESS_LOWER = re.compile("less")
 _CI_LETTER = re.compile("[a-z]", re.IGNORECASE)
+_LESS_END = re.compile(r"less(?:ly|ness)?$")  # compiled once: re.search looks it up per call
 _HARD = frozenset({";", ":", "--", "—", "–"})
 _CLAUSAL = frozenset({"advcl", "conj", "parataxis", "relcl", "ccomp", "csubj", "acl"})
 _DROP = frozenset({"mark", "cc", "punct"})
@@ -60,20 +66,28 @@ def _lex() -> dict[str, Any]:
     return data
 
 
+@cache
+def _affix_lists() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The lexicon's affix word lists as sets: a list is searched word by word on each test."""
+    lex = _lex()
+    return (frozenset(lex["affix_words"]), frozenset(lex["un_exceptions"]),
+            frozenset(lex["less_exceptions"]))
+
+
 def affix_cue(word: str) -> tuple[int, int] | None:
     """Offsets of the negative affix inside ``word`` ("unable" -> (0, 2)), or None."""
-    lex = _lex()
+    affix_words, un_exceptions, less_exceptions = _affix_lists()
     low = word.lower()
-    if low in lex["affix_words"]:
+    if low in affix_words:
         for prefix in ("non", "dis", "un", "in", "im", "ir", "il"):
             if low.startswith(prefix):
                 return 0, len(prefix)
-    if low.startswith("un") and len(low) >= 6 and low not in lex["un_exceptions"] \
+    if low.startswith("un") and len(low) >= 6 and low not in un_exceptions \
             and not low.startswith("under") and not (low.startswith("uni")
                                                      and not low.startswith("unin")):
         return 0, 2
-    m = re.search(r"less(?:ly|ness)?$", low)
-    if m and len(low) >= 7 and low not in lex["less_exceptions"]:
+    m = _LESS_END.search(low)
+    if m and len(low) >= 7 and low not in less_exceptions:
         return m.start(), m.start() + 4
     return None
 
@@ -91,18 +105,23 @@ _INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", 
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
-def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
+def _affix_candidates(text: str, lower: str = "") -> list[re.Match[str]]:
     """``_AFFIX_CANDIDATE.finditer(text)``, trying the regex only where a match can start.
 
     Tried at every character, the case-insensitive alternation cost more than the rest of the
     component; the matches are whole words, so the regex is run at each possible word start.
+    ``lower`` is ``text.lower()`` when the caller holds it, else "".
     """
-    starts = {m.start() for m in _PREFIX_START.finditer(text)}
-    for m in _less(text):
+    if lower and text.isascii():
+        starts = set(map(_START, _PREFIX_START_ASCII.finditer(lower)))
+    else:
+        starts = set(map(_START, _PREFIX_START.finditer(text)))
+    for m in _less(text, lower):
         k = m.start()
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
             k -= 1
         starts.add(k)
+    matches: list[re.Match[str]] = []  # a list, not a generator: most docs have none
     end = 0
     for k in sorted(starts):
         if k < end:
@@ -110,18 +129,20 @@ def _affix_candidates(text: str) -> Iterator[re.Match[str]]:
         found = _AFFIX_CANDIDATE.match(text, k)
         if found:
             end = found.end()
-            yield found
+            matches.append(found)
+    return matches
 
 
-def _less(text: str) -> Iterator[re.Match[str]]:
+def _less(text: str, lower: str = "") -> Iterator[re.Match[str]]:
     """``_LESS.finditer(text)``: a case-insensitive literal is tried at every character, a plain
     one is searched for fast, so it looks for "less" in the lower-cased text where that finds
     the same: each character lower-cases to one (the offsets hold), and only "l"/"L", "e"/"E"
     and "s"/"S" lower-case to the letters of "less", as IGNORECASE takes them, but for the long
-    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps."""
-    low = text.lower()
+    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps. ``lower`` is ``text.lower()``
+    when the caller holds it (a view's), else ""."""
+    low = lower or text.lower()
     if len(low) == len(text) and "\u017f" not in text:
-        return _LESS_LOWER.finditer(low)
+        return _LESS_LOWER.finditer(low) if "less" in low else iter(())
     return _LESS.finditer(text)
 
 
@@ -238,7 +259,7 @@ class NegationTagger:
                 kind = "syntactic"  # a bare "No." answer still negates
             self._emit(doc, v, start, end, cs, ce, kind, cue, accurate)
             negs.append((cs, ce))
-        for m in _affix_candidates(text):
+        for m in _affix_candidates(text, v.lower):
             aff = affix_cue(m.group())
             if aff is None:
                 continue
@@ -275,12 +296,15 @@ class NegationTagger:
         if s >= e:
             s, e = ts, te
         scope_start, scope_end = char_range(v, s, e)
-        add(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, label="NEG", cue=cue.lower(),
-            cue_kind=kind, scope_start=scope_start, scope_end=scope_end, word=word)
+        attrs: dict[str, Scalar] = {"cue": cue.lower(), "cue_kind": kind,
+                                    "scope_start": scope_start, "scope_end": scope_end}
+        if word is not None:
+            attrs["word"] = word
+        add_attrs(doc, SPAN_KEY, NodeKind.NEGATION, cs, ce, attrs, "NEG")
 
     def _conditionals(self, doc: Doc, v: DocView, negs: list[tuple[int, int]],
                       accurate: bool) -> None:
-        cue_starts = sorted(s for s, _ in negs)
+        cue_starts: list[int] | None = None  # sorted on first use: most docs emit nothing
         text = v.text
         for start, end, kind in longest_matches(self.conditionals, doc, v):
             cs, ce = v.starts[start], v.ends[end - 1]
@@ -293,13 +317,16 @@ class NegationTagger:
                 continue
             a0, a1 = char_range(v, *ante)
             c0, c1 = char_range(v, *cons)
+            if cue_starts is None:
+                cue_starts = sorted([s for s, _ in negs])
             a_neg = _count(cue_starts, a0, a1) + (1 if kind == "unless" else 0)
             c_neg = _count(cue_starts, c0, c1)
-            add(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce,
-                label="COND", marker=marker, cond_kind=kind,
-                antecedent_start=a0, antecedent_end=a1, consequent_start=c0, consequent_end=c1,
-                antecedent_polarity="negative" if a_neg % 2 else "positive",
-                consequent_polarity="negative" if c_neg % 2 else "positive")
+            add_attrs(doc, COND_KEY, NodeKind.CONDITIONAL, cs, ce, {
+                "marker": marker, "cond_kind": kind,
+                "antecedent_start": a0, "antecedent_end": a1,
+                "consequent_start": c0, "consequent_end": c1,
+                "antecedent_polarity": "negative" if a_neg % 2 else "positive",
+                "consequent_polarity": "negative" if c_neg % 2 else "positive"}, "COND")
 
 
 def _count(starts: list[int], lo: int, hi: int) -> int:

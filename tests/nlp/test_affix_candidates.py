@@ -20,8 +20,21 @@ def test_affix_candidates_match_the_full_regex(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(3000):
         text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 14)))
-        assert [m.span() for m in _affix_candidates(text)] == \
-            [m.span() for m in _AFFIX_CANDIDATE.finditer(text)], text
+        want = [m.span() for m in _AFFIX_CANDIDATE.finditer(text)]
+        assert [m.span() for m in _affix_candidates(text)] == want, text
+        # with the lower-cased text a view holds (the ASCII search runs on it)
+        assert [m.span() for m in _affix_candidates(text, text.lower())] == want, text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ascii_prefix_search_finds_the_prefix_regex(seed: int) -> None:
+    from refgraph.nlp.negation import _PREFIX_START, _PREFIX_START_ASCII
+    rng = random.Random(seed)
+    pieces = [p for p in _PIECES if p.isascii()] + ["Un", "dIs", "Z", "0", "(", "a_"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        assert [m.start() for m in _PREFIX_START_ASCII.finditer(text.lower())] == \
+            [m.start() for m in _PREFIX_START.finditer(text)], text
 
 
 def test_less_in_lower_case_is_less_in_any_case() -> None:
