@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
@@ -28,7 +28,6 @@ from .gcpause import gc_paused
 from .io import decode_text
 from .model import SCHEMA, EdgeKind, NodeKind, RefGraph, RefKind, referent_id
 from .nlp.pipeline import Mode
-from .nlp.records import Record
 from .parse import ParsedBlock, Parser
 
 # Heads that name a constraint: "the above constraint" looks for a constraint node.
@@ -36,6 +35,8 @@ _CONSTRAINT_HEADS = frozenset({"constraint", "rule", "limit", "restriction", "re
                                "prohibition", "instruction", "precondition", "condition",
                                "guideline", "policy", "invariant", "threshold", "cap"})
 
+_KT = TypeVar("_KT")
+_VT = TypeVar("_VT")
 _parsers: dict[str, Parser] = {}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -163,6 +164,38 @@ _Spot = tuple[int, str]  # (start, node id) of something a reference may point a
 
 _offset_keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
 
+# Offsets as text, for node ids: formatting the two ints was most of the cost of making an id.
+_NUMERALS = [str(n) for n in range(4096)]
+
+
+class _Numerals(dict[int, str]):
+    """``str`` of offsets, each made once (for blocks longer than _NUMERALS covers)."""
+
+    def __missing__(self, n: int) -> str:
+        s = self[n] = str(n)
+        return s
+
+
+def _numerals(length: int) -> Mapping[int, str] | list[str]:
+    """Something that maps every offset into a text of ``length`` to its decimal string."""
+    return _NUMERALS if length < len(_NUMERALS) else _Numerals()
+
+
+class _Memo(dict[_KT, _VT]):
+    """A dict that forgets everything once it holds ``size`` entries (a bounded memo)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __setitem__(self, key: _KT, value: _VT) -> None:
+        if len(self) >= self.size:
+            self.clear()
+        super().__setitem__(key, value)
+
+
+_HEAD_WORDS_MAX = 100_000
+
 
 def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
     """Every ``*_start``/``*_end`` key of ``attrs`` (offsets, by the schema)."""
@@ -189,8 +222,7 @@ class _Fragment:
 
     Node ids are made with the block id of the first assembly, so a build where the block has
     that id (every build, unless blocks of the same content come in a new order) uses them as
-    they are. What references resolve against is kept as node ids: their starts are in the
-    graph.
+    they are. What references resolve against is kept with block-relative starts.
     """
 
     key: tuple[str, str]  # (block kind, text): the fragment serves only this content
@@ -200,11 +232,10 @@ class _Fragment:
     # gives it as it is added, which keeps every node's edges in the order they were derived.
     nodes: list[_Node] = field(default_factory=list)
     edges: list[_Edge] = field(default_factory=list)  # scope and governs edges, added last
-    sentences: list[str] = field(default_factory=list)
-    head_words: list[str] = field(default_factory=list)  # head words of names, and ...
-    head_ids: list[str] = field(default_factory=list)  # ... the nodes they head
-    constraints: list[str] = field(default_factory=list)
-    mentions: list[str] = field(default_factory=list)
+    sentences: list[_Spot] = field(default_factory=list)
+    heads: list[tuple[str, int, str]] = field(default_factory=list)  # (head word, start, id)
+    constraints: list[_Spot] = field(default_factory=list)
+    mentions: list[_Spot] = field(default_factory=list)
     deictics: list[tuple[str, str, str]] = field(default_factory=list)  # (id, head, kind)
 
     @classmethod
@@ -215,14 +246,14 @@ class _Fragment:
         """The same fragment for a block with id ``bid``."""
         n = len(self.bid)
 
-        def rename(nids: list[str]) -> list[str]:
-            return [bid + nid[n:] for nid in nids]
+        def rename(spots: list[_Spot]) -> list[_Spot]:
+            return [(s, bid + nid[n:]) for s, nid in spots]
 
         # The block's ids start with its id; referent ids ("ref:...") never do.
         ids = [bid + x[n:] if x.startswith(self.bid) else x for x in self.ids]
         return _Fragment(self.key, bid, ids, self.nodes, self.edges, rename(self.sentences),
-                         self.head_words, rename(self.head_ids), rename(self.constraints),
-                         rename(self.mentions),
+                         [(h, s, bid + nid[n:]) for h, s, nid in self.heads],
+                         rename(self.constraints), rename(self.mentions),
                          [(bid + nid[n:], h, k) for nid, h, k in self.deictics])
 
 
@@ -279,80 +310,93 @@ class _FragmentBuilder:
     def build(self, pb: ParsedBlock) -> _Fragment:
         frag = self.frag
         text, bid, index = self.text, self.bid, self.index
+        num = _numerals(len(text))
         for s, e in pb.sentences:
-            nid = f"{bid}:sentence@{s}-{e}"
+            nid = f"{bid}:sentence@{num[s]}-{num[e]}"
             sid = index.get(nid)
             if sid is None:  # (a repeat would add nothing)
                 sid = self._id(nid)
                 frag.nodes.append((sid, _SENTENCE, text[s:e], s, e, None, (), None, 0, _NONE,
                                    ""))
-                frag.sentences.append(nid)
+                frag.sentences.append((s, nid))
             self.sent_ids.append(sid)
             self.sent_starts.append(s)
             self.sent_ends.append(e)
         first = len(frag.nodes)  # the records' nodes follow
+        ids, nodes = frag.ids, frag.nodes
+        sent_ids, sent_starts = self.sent_ids, self.sent_starts
         scoping = False
         for rec in pb.records:
-            nid = f"{bid}:{rec.kind}@{rec.start}-{rec.end}"
+            kind, start, end, a = rec.kind, rec.start, rec.end, rec.attrs
+            nid = f"{bid}:{kind}@{num[start]}-{num[end]}"
             if nid in index:
                 continue
-            self._record(self._id(nid), nid, rec)
-            scoping = scoping or rec.kind in _SCOPING
+            i = index[nid] = len(ids)
+            ids.append(nid)
+            # Records are mostly nested in a sentence, else directly in the block.
+            k = bisect.bisect_right(sent_starts, start) - 1
+            keys: tuple[str, ...] = ()
+            if a:  # (_offset_keys, its look-up inlined)
+                found = _offset_keys_of.get(tuple(a))
+                keys = _offset_keys(a) if found is None else found
+            named = _NAMING.get(kind)
+            if named is None:
+                hook, target, edge = self._record(i, nid, kind, start, end, a)
+            else:  # an identifier, handle or mention: it uses or defines a referent
+                hook, target, edge = self._name(i, nid, kind, start, a, named)
+            nodes.append((i, kind, text[start:end], start, end, a or None, keys, hook,
+                          sent_ids[k] if k >= 0 else 0, target, edge))
+            scoping = scoping or kind in _SCOPING
         if scoping:
             # By start, then id: the order scope edges are added in.
-            spans = sorted((n[3], frag.ids[n[0]], n) for n in frag.nodes[first:])
+            spans = sorted([(n[3], ids[n[0]], n) for n in nodes[first:]])
             starts = [s for s, _, _ in spans]
             for _, _, n in spans:
                 if n[1] in _SCOPING:
                     self._scope_edges(n, spans, starts)
         return frag
 
-    def _record(self, i: int, nid: str, rec: Record) -> None:
+    def _name(self, i: int, nid: str, kind: str, start: int, a: dict[str, Any],
+              named: tuple[str, str, str]) -> tuple[_Hook, int, str]:
+        """The hook and edge of a name's node (see _Node); notes what references may use."""
         frag = self.frag
-        kind, start, end, a = rec.kind, rec.start, rec.end, rec.attrs
-        # Records are mostly nested in a sentence, else directly in the block.
-        k = bisect.bisect_right(self.sent_starts, start) - 1
-        c = self.sent_ids[k] if k >= 0 else 0
-        keys = _offset_keys(a) if a else ()
-        named = _NAMING.get(kind)
-        if named is not None:  # an identifier, handle or mention: it uses or defines a referent
-            _, prefix, attr = named
-            key = str(a[attr])
-            rid = prefix + key
-            r, first = self.referent(rid)
-            self.ref_of[i] = r
-            edge = _DEFINES if kind == _IDENTIFIER and a.get("role") == "define" else _USES
-            frag.nodes.append((i, kind, self.text[start:end], start, end, a, keys,
-                               _NAMES if first else None, c, r, edge))
-            if kind == _IDENTIFIER:
-                head = _head_word(key)
-                if head:
-                    frag.head_words.append(head)
-                    frag.head_ids.append(nid)
-            elif kind == _MENTION:
-                frag.head_words.append(str(a["head"]).lower())
-                frag.head_ids.append(nid)
-                frag.mentions.append(nid)
-            return
-        hook: _Hook = None
-        target, edge = _NONE, ""
+        _, prefix, attr = named
+        key = str(a[attr])
+        r, first = self.referent(prefix + key)
+        self.ref_of[i] = r
+        if kind == _IDENTIFIER:
+            head = _HEAD_WORDS.get(key)
+            if head is None:
+                head = _HEAD_WORDS[key] = _head_word(key)
+            if head:
+                frag.heads.append((head, start, nid))
+            return (_NAMES if first else None, r,
+                    _DEFINES if a.get("role") == "define" else _USES)
+        if kind == _MENTION:
+            frag.heads.append((str(a["head"]).lower(), start, nid))
+            frag.mentions.append((start, nid))
+        return _NAMES if first else None, r, _USES
+
+    def _record(self, i: int, nid: str, kind: str, start: int, end: int,
+                a: dict[str, Any]) -> tuple[_Hook, int, str]:
+        """The hook and edge of any other record's node (see _Node); notes what references
+        may use."""
+        frag = self.frag
         if kind == _QUANTITY and "measured" in a:  # a quantity that says what it measures
             measured = str(a["measured"])
             m0 = int(a.get("measured_start", start))
             m1 = int(a.get("measured_end", end))
-            hook = (_MEASURE, _RID[RefKind.IDENTIFIER] + measured,
-                    _RID[RefKind.TERM] + measured.lower(),
-                    (_RV[RefKind.TERM], measured.lower(), m0, m1))
-            target, edge = _MEASURED, _MEASURES
-        elif kind == _CONSTRAINT:
-            frag.constraints.append(nid)
+            return ((_MEASURE, _RID[RefKind.IDENTIFIER] + measured,
+                     _RID[RefKind.TERM] + measured.lower(),
+                     (_RV[RefKind.TERM], measured.lower(), m0, m1)), _MEASURED, _MEASURES)
+        if kind == _CONSTRAINT:
+            frag.constraints.append((start, nid))
         elif kind == _DEICTIC:
             frag.deictics.append((nid, str(a.get("head", "")).lower(),
                                   str(a.get("deictic_kind", ""))))
         elif kind == _CAUSAL:
-            hook = (_CAUSAL_STEPS, self._causal(i, start, a))
-        frag.nodes.append((i, kind, self.text[start:end], start, end, a or None, keys, hook, c,
-                           target, edge))
+            return (_CAUSAL_STEPS, self._causal(i, start, a)), _NONE, ""
+        return None, _NONE, ""
 
     def _claim(self, start: int, end: int, role: str, cond: bool) -> tuple[int, _Step]:
         nid = f"{self.bid}:claim@{start}-{end}"
@@ -441,13 +485,10 @@ class _Assembly:
         self.succ: dict[str, dict[str, dict[str, dict[str, Any]]]] = own["_succ"]
         self.pred: dict[str, dict[str, dict[str, dict[str, Any]]]] = own["_pred"]
         assert self.succ is own["_adj"]  # networkx's layout, as of 3.x
-        # Node ids of what references may point at (their starts are in the graph).
-        self.sentences: list[str] = []  # in document order
-        self.head_words: list[str] = []
-        self.head_ids: list[str] = []
-        self.constraints: list[str] = []
-        self.mentions: list[str] = []
-        self.pending: list[tuple[str, str, str]] = []  # deictics (id, head, kind), in order
+        # Each block's start and fragment, in order: what references may point at is read from
+        # them only as far as the references need it.
+        self.placed: list[tuple[int, _Fragment]] = []
+        self.last_sentence = ""  # "": no sentence yet
 
     def _node(self, nid: str, data: dict[str, Any]) -> None:
         if nid not in self.nodes:
@@ -464,7 +505,7 @@ class _Assembly:
         text = frag.key[1]
         nodes, succ, pred = self.nodes, self.succ, self.pred
         ids = frag.ids
-        prev = self.sentences[-1] if self.sentences else ""  # "": no sentence yet
+        prev = self.last_sentence
         contains = _CONTAINS
         for i, kind, t, s, e, a, keys, hook, c, r, rkey in frag.nodes:
             d: dict[str, Any]
@@ -505,18 +546,9 @@ class _Assembly:
                 pred[gv][gu] = keydict
             else:
                 self._link(ids[u], ids[v], key, data, False)
-        # Only when there is something to add: most blocks have a few of these at most.
+        self.placed.append((off, frag))
         if frag.sentences:
-            self.sentences.extend(frag.sentences)
-        if frag.head_words:
-            self.head_words.extend(frag.head_words)
-            self.head_ids.extend(frag.head_ids)
-        if frag.constraints:
-            self.constraints.extend(frag.constraints)
-        if frag.mentions:
-            self.mentions.extend(frag.mentions)
-        if frag.deictics:
-            self.pending.extend(frag.deictics)
+            self.last_sentence = frag.sentences[-1][1]
 
     def _measured(self, hook: tuple[Any, ...], text: str, off: int) -> str:
         """What a quantity measures: an identifier of that name if one exists by now, else a
@@ -561,27 +593,30 @@ class _Assembly:
 
     def resolve_references(self) -> None:
         """Link each deictic to the nearest earlier thing that fits its description."""
-        nodes = self.nodes
-
-        def spots(nids: list[str]) -> list[_Spot]:
-            return sorted([(nodes[nid]["start"], nid) for nid in nids])
-
-        wanted = {head for _, head, _ in self.pending}
-        heads: dict[str, list[str]] = {}  # head word -> its nodes, of the heads asked for
-        for head, hid in zip(self.head_words, self.head_ids, strict=True):
-            if head in wanted:
-                heads.setdefault(head, []).append(hid)
-        head_spots = {head: spots(nids) for head, nids in heads.items()}
-        constraints, mentions = spots(self.constraints), spots(self.mentions)
-        sentences = [(nodes[nid]["start"], nid) for nid in self.sentences]  # in order already
-        for nid, head, kind in self.pending:
+        placed = self.placed
+        pending = [d for _, frag in placed for d in frag.deictics]
+        if not pending:
+            return
+        wanted = {head for _, head, _ in pending}
+        heads: dict[str, list[_Spot]] = {}  # head word -> where it heads a name, if asked for
+        for off, frag in placed:
+            for head, s, nid in frag.heads:
+                if head in wanted:
+                    heads.setdefault(head, []).append((s + off, nid))
+        for lst in heads.values():
+            lst.sort()
+        kinds = {kind for _, _, kind in pending}
+        constraints = _spots(placed, lambda f: f.constraints) if wanted & _CONSTRAINT_HEADS else []
+        mentions = _spots(placed, lambda f: f.mentions) if "pronoun" in kinds else []
+        sentences = _spots(placed, lambda f: f.sentences) if "discourse" in kinds else []
+        for nid, head, kind in pending:
             d = self.nodes[nid]
             start = d["start"]
             target = None
             if head in _CONSTRAINT_HEADS:
                 target = _latest_before(constraints, start)
             if target is None and head:
-                target = _latest_before(head_spots.get(head, []), start)
+                target = _latest_before(heads.get(head, []), start)
             if target is None and not head and kind == "discourse":
                 target = _latest_before(sentences, start, ends=self.nodes)
             if target is None and kind == "pronoun":
@@ -594,6 +629,12 @@ class _Assembly:
                 self.pred[target][nid] = keydict
                 keydict[key] = {"kind": key}
             d["resolved"] = target is not None
+
+
+def _spots(placed: list[tuple[int, _Fragment]],
+           pick: Callable[[_Fragment], list[_Spot]]) -> list[_Spot]:
+    """Sorted (start, id) of what ``pick`` lists in each placed fragment."""
+    return sorted([(s + off, nid) for off, frag in placed for s, nid in pick(frag)])
 
 
 def _named(kind: str, text: str, start: int, end: int, a: dict[str, Any] | None) -> dict[str, Any]:
@@ -623,6 +664,10 @@ def _latest_before(items: list[tuple[int, str]], start: int,
             continue
         return nid
     return None
+
+
+# Head words of identifier names seen so far: names recur across blocks and builds.
+_HEAD_WORDS = _Memo[str, str](_HEAD_WORDS_MAX)
 
 
 def _head_word(name: str) -> str:
