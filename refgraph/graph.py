@@ -354,6 +354,10 @@ class _FragmentBuilder:
             for _, _, n in spans:
                 if n[1] in _SCOPING:
                     self._scope_edges(n, spans, starts)
+        # Sorted once here, references search them block by block (see _Blocks.latest).
+        frag.sentences.sort()
+        frag.constraints.sort()
+        frag.mentions.sort()
         return frag
 
     def _name(self, i: int, nid: str, kind: str, start: int, a: dict[str, Any],
@@ -489,6 +493,11 @@ class _Assembly:
         # them only as far as the references need it.
         self.placed: list[tuple[int, _Fragment]] = []
         self.last_sentence = ""  # "": no sentence yet
+        # Indexes into placed of the blocks that list any of these.
+        self.with_sentences: list[int] = []
+        self.with_constraints: list[int] = []
+        self.with_mentions: list[int] = []
+        self.with_deictics: list[int] = []
 
     def _node(self, nid: str, data: dict[str, Any]) -> None:
         if nid not in self.nodes:
@@ -546,9 +555,17 @@ class _Assembly:
                 pred[gv][gu] = keydict
             else:
                 self._link(ids[u], ids[v], key, data, False)
+        place = len(self.placed)
         self.placed.append((off, frag))
         if frag.sentences:
             self.last_sentence = frag.sentences[-1][1]
+            self.with_sentences.append(place)
+        if frag.constraints:
+            self.with_constraints.append(place)
+        if frag.mentions:
+            self.with_mentions.append(place)
+        if frag.deictics:
+            self.with_deictics.append(place)
 
     def _measured(self, hook: tuple[Any, ...], text: str, off: int) -> str:
         """What a quantity measures: an identifier of that name if one exists by now, else a
@@ -594,10 +611,10 @@ class _Assembly:
     def resolve_references(self) -> None:
         """Link each deictic to the nearest earlier thing that fits its description."""
         placed = self.placed
-        pending = [d for _, frag in placed for d in frag.deictics]
+        pending = [(k, d) for k in self.with_deictics for d in placed[k][1].deictics]
         if not pending:
             return
-        wanted = {head for _, head, _ in pending}
+        wanted = {head for _, (_, head, _) in pending}
         heads: dict[str, list[_Spot]] = {}  # head word -> where it heads a name, if asked for
         for off, frag in placed:
             for head, s, nid in frag.heads:
@@ -605,24 +622,24 @@ class _Assembly:
                     heads.setdefault(head, []).append((s + off, nid))
         for lst in heads.values():
             lst.sort()
-        kinds = {kind for _, _, kind in pending}
-        constraints = _spots(placed, lambda f: f.constraints) if wanted & _CONSTRAINT_HEADS else []
-        mentions = _spots(placed, lambda f: f.mentions) if "pronoun" in kinds else []
-        sentences = _spots(placed, lambda f: f.sentences) if "discourse" in kinds else []
-        for nid, head, kind in pending:
-            d = self.nodes[nid]
+        nodes = self.nodes
+        constraints = _Blocks(placed, self.with_constraints, lambda f: f.constraints)
+        sentences = _Blocks(placed, self.with_sentences, lambda f: f.sentences, ends=nodes)
+        mentions = _Blocks(placed, self.with_mentions, lambda f: f.mentions, ends=nodes)
+        for k, (nid, head, kind) in pending:
+            d = nodes[nid]
             start = d["start"]
             target = None
             if head in _CONSTRAINT_HEADS:
-                target = _latest_before(constraints, start)
+                target = constraints.latest(k, start)
             if target is None and head:
                 target = _latest_before(heads.get(head, []), start)
             if target is None and not head and kind == "discourse":
-                target = _latest_before(sentences, start, ends=self.nodes)
+                target = sentences.latest(k, start)
             if target is None and kind == "pronoun":
                 # No coreference model: the nearest earlier mention is the candidate, which is
                 # what a reader checks first; a pronoun with no mention before it is dangling.
-                target = _latest_before(mentions, start, ends=self.nodes)
+                target = mentions.latest(k, start)
             if target is not None:
                 key = _E[EdgeKind.REFERS_TO]
                 keydict = self.succ[nid].setdefault(target, {})
@@ -631,10 +648,31 @@ class _Assembly:
             d["resolved"] = target is not None
 
 
-def _spots(placed: list[tuple[int, _Fragment]],
-           pick: Callable[[_Fragment], list[_Spot]]) -> list[_Spot]:
-    """Sorted (start, id) of what ``pick`` lists in each placed fragment."""
-    return sorted([(s + off, nid) for off, frag in placed for s, nid in pick(frag)])
+class _Blocks:
+    """One kind of thing references point at, as each placed fragment lists it (sorted by
+    block-relative start). Blocks are in document order and do not overlap, so the blocks'
+    lists one after the other are the document's, sorted: a reference looks in its own block
+    and then the blocks before it, which saves making and sorting that list."""
+
+    def __init__(self, placed: list[tuple[int, _Fragment]], having: list[int],
+                 pick: Callable[[_Fragment], list[_Spot]],
+                 ends: dict[str, dict[str, Any]] | None = None) -> None:
+        self.placed = placed
+        self.having = having  # indexes of the blocks that list any
+        self.pick = pick
+        self.ends = ends
+
+    def latest(self, k: int, start: int) -> str | None:
+        """The last item starting before ``start`` in block ``k`` or an earlier one (and, with
+        ``ends``, ending before it too): _latest_before of the document's list."""
+        h = bisect.bisect_right(self.having, k)
+        while h > 0:
+            h -= 1
+            off, frag = self.placed[self.having[h]]
+            found = _latest_before(self.pick(frag), start - off, self.ends, off)
+            if found is not None:
+                return found
+        return None
 
 
 def _named(kind: str, text: str, start: int, end: int, a: dict[str, Any] | None) -> dict[str, Any]:
@@ -654,13 +692,14 @@ def _referent(ref: tuple[str, str, int, int], text: str, off: int) -> dict[str, 
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,
-                   ends: dict[str, dict[str, Any]] | None = None) -> str | None:
-    """The last item starting before ``start`` (and, with ``ends``, also ending before it)."""
+                   ends: dict[str, dict[str, Any]] | None = None, off: int = 0) -> str | None:
+    """The last item starting before ``start`` (and, with ``ends``, also ending before it);
+    item starts and ``start`` are relative to ``off``, the ends in ``ends`` are not."""
     i = bisect.bisect_left(items, (start, "")) - 1
     while i >= 0:
         _s, nid = items[i]
         i -= 1
-        if ends is not None and ends[nid]["end"] > start:
+        if ends is not None and ends[nid]["end"] > start + off:
             continue
         return nid
     return None
