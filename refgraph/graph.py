@@ -260,6 +260,9 @@ class _Fragment:
 class _FragmentBuilder:
     """Derives a block's fragment from its parse."""
 
+    __slots__ = ("bid", "edge_keys", "frag", "index", "linked", "ref_of", "sent_ends", "sent_ids",
+                 "sent_starts", "text")
+
     def __init__(self, block: Block) -> None:
         self.text = block.text
         self.bid = block.id
