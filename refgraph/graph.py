@@ -7,8 +7,8 @@ resolution pass for references, so building is linear in the number of extracted
 Assembly is split in two so a re-build after a rewrite is cheap: everything that depends on a
 block's content alone (its nodes, the edges between them, the referents they name) is a
 *fragment* with block-relative offsets, built once per parsed block and kept with it; a build
-only copies each fragment's node data with offsets shifted to where the block now stands, then
-adds what crosses blocks (first occurrences of referents, a causal's premise in an earlier
+only makes each node's data from its fragment entry, at the offset where the block now stands,
+then adds what crosses blocks (first occurrences of referents, a causal's premise in an earlier
 block, references). Schema: ``docs/graph.md``.
 """
 
@@ -194,8 +194,6 @@ class _Memo(dict[_KT, _VT]):
         super().__setitem__(key, value)
 
 
-_HEAD_WORDS_MAX = 100_000
-
 
 def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
     """Every ``*_start``/``*_end`` key of ``attrs`` (offsets, by the schema)."""
@@ -221,8 +219,8 @@ class _Fragment:
     """What one block contributes to the graph (see module docstring).
 
     Node ids are made with the block id of the first assembly, so a build where the block has
-    that id (every build, unless blocks of the same content come in a new order) uses them as
-    they are. What references resolve against is kept with block-relative starts.
+    that id uses them as they are (a repeat of the same content elsewhere, "b<hash>.1", gets
+    them renamed). What references resolve against is kept with block-relative starts.
     """
 
     key: tuple[str, str]  # (block kind, text): the fragment serves only this content
@@ -709,7 +707,7 @@ def _latest_before(items: list[tuple[int, str]], start: int,
 
 
 # Head words of identifier names seen so far: names recur across blocks and builds.
-_HEAD_WORDS = _Memo[str, str](_HEAD_WORDS_MAX)
+_HEAD_WORDS = _Memo[str, str](100_000)
 
 
 def _head_word(name: str) -> str:
