@@ -275,3 +275,17 @@ def test_causal_premise_in_an_earlier_block_is_linked_only_when_there_is_one() -
     assert len(supports) == 1
     assert G.nodes[supports[0][0]]["text"] == "Lag exceeded 30 seconds."
     assert G.nodes[supports[0][1]]["text"] == "the failover was paused"
+
+
+def test_repeated_and_reordered_blocks_rebuild_as_built_fresh() -> None:
+    # A block's fragment is made for the id and place of its first assembly; the same content
+    # elsewhere (another id: "b<hash>.1") or moved must give what a fresh parser gives,
+    # references and edge order included.
+    note = "The retry budget is 5 calls. Do not raise that budget."
+    other = "The above constraint applies. It was set by the SRE team. This holds."
+    parser = Parser("fast")
+    for text in (f"{note}\n\n{other}\n\n{note}", f"{other}\n\n{note}\n\n{other}\n\n{note}"):
+        G = build_graph(text, parser=parser)
+        H = build_graph(text, parser=Parser("fast"))
+        assert to_node_link(G) == to_node_link(H)
+        assert [list(p) for p in G.pred.values()] == [list(p) for p in H.pred.values()]
