@@ -13,9 +13,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from .blocks import Block
+from .memo import WordMemo
 from .model import EdgeKind, NodeKind, RefGraph, RefKind, referent_id
 from .parse import ParsedBlock
 
@@ -24,8 +25,6 @@ _CONSTRAINT_HEADS = frozenset({"constraint", "rule", "limit", "restriction", "re
                                "prohibition", "instruction", "precondition", "condition",
                                "guideline", "policy", "invariant", "threshold", "cap"})
 
-_KT = TypeVar("_KT")
-_VT = TypeVar("_VT")
 
 _K = {k: k.value for k in NodeKind}
 _E = {k: k.value for k in EdgeKind}
@@ -92,19 +91,6 @@ class _Numerals(dict[int, str]):
 def _numerals(length: int) -> Mapping[int, str] | list[str]:
     """Something that maps every offset into a text of ``length`` to its decimal string."""
     return _NUMERALS if length < len(_NUMERALS) else _Numerals()
-
-
-class _Memo(dict[_KT, _VT]):
-    """A dict that forgets everything once it holds ``size`` entries (a bounded memo)."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def __setitem__(self, key: _KT, value: _VT) -> None:
-        if len(self) >= self.size:
-            self.clear()
-        super().__setitem__(key, value)
 
 
 
@@ -283,9 +269,7 @@ class _FragmentBuilder:
         r, first = self.referent(prefix + key)
         self.ref_of[i] = r
         if kind == _IDENTIFIER:
-            head = _HEAD_WORDS.get(key)
-            if head is None:
-                head = _HEAD_WORDS[key] = _head_word(key)
+            head = _HEAD_WORDS(key)
             if head:
                 frag.heads.append((head, start, nid))
             return (_NAMES if first else None, r,
@@ -619,11 +603,11 @@ def _latest_before(items: list[tuple[int, str]], start: int,
     return None
 
 
-# Head words of identifier names seen so far: names recur across blocks and builds.
-_HEAD_WORDS = _Memo[str, str](100_000)
-
-
 def _head_word(name: str) -> str:
     """The head word of an identifier, for matching descriptions: retry_budget -> budget."""
     parts = [p for p in name.replace(".", "_").replace("-", "_").lower().split("_") if p]
     return parts[-1] if parts else ""
+
+
+# Names recur across blocks and builds: each head word is derived once.
+_HEAD_WORDS = WordMemo(_head_word)

@@ -18,6 +18,7 @@ from operator import itemgetter, sub
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..memo import WordMemo
 from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
 from .records import add_attrs, ensure_group, raw_records
@@ -56,31 +57,19 @@ def mention_key(head: str, qualifiers: list[str]) -> str:
     return f"{head}[{';'.join(quals)}]" if quals else head
 
 
-def _w(text: str) -> str:
+def _word(text: str) -> str:
     """A token's word in a key: identifiers and acronyms as written, else normalised."""
-    found = _W_SEEN.get(text)
-    if found is None:
-        found = text if ("_" in text or (text.isupper() and len(text) > 1)) else norm(text)
-        if len(_W_SEEN) < _SEEN_MAX:
-            _W_SEEN[text] = found
-    return found
+    return text if ("_" in text or (text.isupper() and len(text) > 1)) else norm(text)
 
 
-def _label_token(t: str) -> bool:
+def _is_label(t: str) -> bool:
     """A token that names one of several: "A" in "shard A", "2" in "node 2", "eu-west-1"."""
-    found = _LABEL_SEEN.get(t)
-    if found is None:
-        found = (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
-        if len(_LABEL_SEEN) < _SEEN_MAX:
-            _LABEL_SEEN[t] = found
-    return found
+    return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
 
 
-# Both are asked about the same words over and over: their answers by word, up to a bound on
-# the memory an adversarial text can take.
-_W_SEEN: dict[str, str] = {}
-_LABEL_SEEN: dict[str, bool] = {}
-_SEEN_MAX = 200_000
+# Both are asked about the same words over and over: their answers by word.
+_w = WordMemo(_word)
+_label_token = WordMemo(_is_label)
 
 
 def _is_word(char: str) -> bool:

@@ -13,12 +13,13 @@ import bisect
 import itertools
 import math
 import sys
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..memo import WordMemo
 from ..model import NodeKind
 from ..units import lookup_unit, normalise, unit_words
 from .numbers import (
@@ -258,11 +259,13 @@ def _finite(x: float) -> float:
     return x if math.isfinite(x) else math.copysign(sys.float_info.max, x)
 
 
-@lru_cache(maxsize=4096)
-def _key_word(text: str) -> str:
+def _measured_word(text: str) -> str:
     if "_" in text or any(c.isupper() for c in text[1:]):
         return text  # an identifier keeps its case
     return norm(text)
+
+
+_key_word = WordMemo(_measured_word)
 
 
 class QuantityExtractor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..memo import WordMemo
 from ..resources import load_words
 from .view import ALPHA, PUNCT, SPACE, DocView
 
@@ -30,15 +31,7 @@ def clause_openers() -> frozenset[str]:
 
 def norm(word: str) -> str:
     """A lower-cased, crudely singular form: the same in both modes, so keys compare equal."""
-    found = _NORMS.get(word)
-    if found is None:
-        found = _norm(word)
-        if len(_NORMS) < 200_000:  # a bound on the memory an adversarial text can take
-            _NORMS[word] = found
-    return found
-
-
-_NORMS: dict[str, str] = {}  # norm() by word: the same few thousand words come back all the time
+    return _NORMS(word)
 
 
 def _norm(word: str) -> str:
@@ -50,6 +43,9 @@ def _norm(word: str) -> str:
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "'s")):
         return w[:-1]
     return w
+
+
+_NORMS = WordMemo(_norm)  # the same few thousand words come back all the time
 
 
 def is_wordlike(v: DocView, j: int) -> bool:
