@@ -48,7 +48,10 @@ _NONE = -3  # no edge
 
 # How assembly adds a fragment's edge. Its source is a node of the block (or _PREV), so whether
 # its two ends are linked already is known when the fragment is built: most edges are the
-# first between their ends and need no look-up.
+# first between their ends and need no look-up. The edges a node adds itself (contains into
+# it, uses/defines/measures out of it) are not in that reckoning: they can share no (u, v)
+# with these, which leave negations, conditionals, constraints and causal cues only, none of
+# which names or measures anything (assembly asserts it).
 _NEW = 0  # the first edge between its ends
 _MORE = 1  # its ends may be linked already
 _WAIT = 2  # added only when an earlier block has a sentence (see _PREV); a repeat is dropped
@@ -448,6 +451,7 @@ class Assembly:
         for u, v, key, data, mode in frag.edges:
             if mode == _NEW:
                 gu, gv = ids[u], ids[v]
+                assert gv not in succ[gu], (gu, gv)  # see _NEW
                 keydict = {key: {"kind": key} if data is None else data.copy()}
                 succ[gu][gv] = keydict
                 pred[gv][gu] = keydict

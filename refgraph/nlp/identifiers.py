@@ -239,6 +239,10 @@ class _Scan:
         prev = run = 0  # the last anchor's position and where its run started
         for m in anchor.find.finditer(text):
             u = m.start()
+            # An anchor is one character (lookarounds aside), so a run that reaches the previous
+            # anchor continues its run; tests/nlp/test_identifier_patterns.py checks every
+            # anchored pattern against its plain regex.
+            assert m.end() == u + 1, anchor.find.pattern
             if not self.rev:
                 self.rev = text[::-1]
             # Only back to the last anchor: a run that reaches it continues its run (anchors
