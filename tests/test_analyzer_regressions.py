@@ -200,3 +200,25 @@ def test_entities_kept_apart_by_their_own_qualifiers_are_not_merged(
     assert az.analyze(before, kept).codes == []
     merged = 'Location "Main" (ids 61440, 61877) ships online orders.'
     assert "RG103" in az.analyze(before, merged).codes
+
+
+_DOUBLE = "The job never runs without a lock. Tests passed."
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+@pytest.mark.parametrize(("before", "after", "codes"), [
+    # Two negations in one clause cancel: saying it positively is a faithful rewrite.
+    ("The fix: the error path no longer returns without releasing. Tests passed.",
+     "Fix: the error path now releases before returning. Tests passed.", []),
+    ("The worker never starts without a valid token. Tests passed.",
+     "The worker only starts with a valid token. Tests passed.", []),
+    (_DOUBLE, "The job never runs unless it holds a lock. Tests passed.", []),
+    # Dropping one of the two flips the meaning, whichever one goes.
+    (_DOUBLE, "The job runs without a lock. Tests passed.", ["RG301"]),
+    (_DOUBLE, "The job never runs with a lock. Tests passed.", ["RG301"]),
+    # Two negations joined by "and" are two statements, not a pair.
+    ("The deploy did not fail and nothing was rolled back. Tests passed.",
+     "The deploy did not fail and it was rolled back. Tests passed.", ["RG301"]),
+])
+def test_double_negation(mode: str, before: str, after: str, codes: list[str]) -> None:
+    assert refgraph.Analyzer(mode).analyze(before, after).codes == codes

@@ -4,6 +4,7 @@ RG304 dropped-hedge. Each compares a before unit with the after units its conten
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -325,8 +326,11 @@ class InvertedPolarity(Rule):
             if len(nb) > len(na) and near_a < near_b and not _ONLY.search(ta.lower()) and not (
                     _COMPARATIVE.search(tb.lower()) and has_phrase(ta.lower(),
                                                                    lexicon("bound_words"))):
+                words_a = a.units[j].words
                 for w, (s, e) in nb:
-                    if w in a.units[j].words and not negated_near(a.text, w) \
+                    if _doubled(tb, s):
+                        continue  # "no longer returns without releasing": the two cancel
+                    if w in words_a and not negated_near(a.text, w) \
                             and not contrasted_near(ta, w) and not said_positively(ta, w) \
                             and w not in dict(na):
                         yield self.finding(
@@ -334,6 +338,14 @@ class InvertedPolarity(Rule):
                             "the negation", b.ev(b.units[i].start + s, b.units[i].start + e),
                             a.ev_unit(j))
                         break
+                else:
+                    half = _half_of_double(tb, nb, na, words_a, ta)
+                    if half is not None:
+                        s, e = half
+                        yield self.finding(
+                            f"{tb[s:e]!r} was dropped from a double negation: "
+                            f"{ta.strip()[:90]!r} keeps only the other one, which flips it",
+                            b.ev(b.units[i].start + s, b.units[i].start + e), a.ev_unit(j))
             elif len(na) > len(nb) and near_b < near_a:
                 for w, (s, e) in na:
                     if ta[max(0, s - 2):s] == ", ":
@@ -368,7 +380,12 @@ def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
            and s <= side.d(q.node)["start"] < e for q in items):
         return True
     rest = side.text[d["end"]:e].lower()  # "no folder is missing": the second cue as text
-    return has_phrase(rest, lexicon("negation_words") - {"too"}) is not None
+    if has_phrase(rest, lexicon("negation_words") - {"too"}) is not None:
+        return True
+    # The inner one of a pair: "no longer returns without releasing" says it releases.
+    clause_start, _ = _clause_of(side.text, d["start"])
+    outer = [m for m in _NEG_WORD.finditer(side.text, clause_start, d["start"])]
+    return bool(outer) and _paired(side.text, outer[-1].end(), d["start"])
 
 
 def _bare_restatement(p: Polar, other: Side, units: list[int],
@@ -910,6 +927,67 @@ def _clause_after(side: Side, i: int, marker: str) -> tuple[int, int]:
 
 _NEG_WORD = re.compile(r"\b(?:not|no|never|none|nothing|without|cannot|neither|nor)\b|n't\b",
                        re.IGNORECASE)
+
+
+_CLAUSE_END = re.compile(r"[.;:!?,\n]")
+
+
+_CLAUSE_REACH = 200  # characters either side: a longer clause is cut (no scan of the whole text)
+
+
+def _clause_of(text: str, at: int) -> tuple[int, int]:
+    """The clause around character ``at``: between the punctuation marks either side."""
+    lo = max(0, at - _CLAUSE_REACH)
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, lo, at)), default=lo)
+    end = _CLAUSE_END.search(text, at, at + _CLAUSE_REACH)
+    return start, end.start() if end else min(len(text), at + _CLAUSE_REACH)
+
+
+def _doubled(text: str, at: int) -> bool:
+    """Whether the negation word at ``at`` makes a pair with the one before or after it:
+    "never starts without a token", "no longer returns without releasing" say something
+    positive."""
+    start, end = _clause_of(text, at)
+    cues = [m.span() for m in _NEG_WORD.finditer(text, start, end)]
+    k = next((k for k, (s, _) in enumerate(cues) if s == at), -1)
+    return k >= 0 and ((k > 0 and _paired(text, cues[k - 1][1], at))
+                       or (k + 1 < len(cues) and _paired(text, cues[k][1], cues[k + 1][0])))
+
+
+def _paired(text: str, gap_start: int, gap_end: int) -> bool:
+    """Two negations with this gap between them negate each other: a few words, and no
+    conjunction that starts a second statement ("no errors and no warnings" are two)."""
+    gap = _WORDS.findall(text[gap_start:gap_end].lower())
+    return len(gap) <= _PAIR_GAP and not _JOINS.intersection(gap)
+
+
+_PAIR_GAP = 5  # words
+_JOINS = frozenset({"and", "but", "or", "nor", "while", "because", "although", "though",
+                    "whereas", "so", "yet", "since", "as", "if", "when"})
+
+
+def _half_of_double(text: str, nb: list[tuple[str, tuple[int, int]]],
+                    na: list[tuple[str, tuple[int, int]]], words_a: set[str] | frozenset[str],
+                    after: str) -> tuple[int, int] | None:
+    """The cue of a pair in one clause of ``text`` that after dropped while keeping the other
+    ("never runs without a lock" -> "runs without a lock", or -> "never runs with a lock"):
+    one negation of two went, and the meaning flipped. After must still hold both negated
+    words, one negated and one plain, and no "unless"/"only"/"except" that could restate it."""
+    if _RESTATES_DOUBLE.search(after.lower()):
+        return None
+    negated_a = dict(na)
+    for (w, (s, e)), (w2, (s2, e2)) in itertools.pairwise(nb):
+        if _clause_of(text, s) != _clause_of(text, s2) or w == w2 or not _paired(text, e, s2):
+            continue
+        if w in words_a and w2 in words_a:
+            if w not in negated_a and w2 in negated_a:
+                return s, e
+            if w in negated_a and w2 not in negated_a:
+                return s2, e2
+    return None
+
+
+_RESTATES_DOUBLE = re.compile(r"\b(?:unless|only|except|until|always|must|requires?)\b")
 
 
 def _negated_words(text: str) -> list[tuple[str, tuple[int, int]]]:
