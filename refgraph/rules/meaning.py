@@ -956,9 +956,14 @@ def _doubled(text: str, at: int) -> bool:
 
 def _paired(text: str, gap_start: int, gap_end: int) -> bool:
     """Two negations with this gap between them negate each other: a few words, and no
-    conjunction that starts a second statement ("no errors and no warnings" are two)."""
+    conjunction that starts a second statement ("no errors and no warnings" are two). A
+    "nor" after them, or a "neither" before, coordinates two negations instead ("not A nor
+    B" denies both)."""
     gap = _WORDS.findall(text[gap_start:gap_end].lower())
-    return len(gap) <= _PAIR_GAP and not _JOINS.intersection(gap)
+    if len(gap) > _PAIR_GAP or _JOINS.intersection(gap):
+        return False
+    return not (text[gap_end:gap_end + 3].lower() == "nor"
+                or text[max(0, gap_start - 7):gap_start].lower() == "neither")
 
 
 _PAIR_GAP = 5  # words
