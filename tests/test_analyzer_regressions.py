@@ -222,3 +222,14 @@ _DOUBLE = "The job never runs without a lock. Tests passed."
 ])
 def test_double_negation(mode: str, before: str, after: str, codes: list[str]) -> None:
     assert refgraph.Analyzer(mode).analyze(before, after).codes == codes
+
+
+@pytest.mark.parametrize(("after", "codes"), [
+    ("The flight lands at 19:45, so there is little slack. Tests passed.", []),
+    ("The flight lands at 19:45, so there is a lot of slack. Tests passed.", ["RG301"]),
+])
+def test_negative_quantifier_keeps_the_negation(az: refgraph.Analyzer, after: str,
+                                                codes: list[str]) -> None:
+    # "little", "few", "hardly" negate as "not much" does.
+    before = "The flight lands at 19:45, so there is not much slack. Tests passed."
+    assert az.analyze(before, after).codes == codes
