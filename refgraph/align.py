@@ -112,10 +112,10 @@ def fold(word: str) -> str:
     """
     if word.endswith(("'s", "’s")):
         word = word[:-2]  # "FRA's" is FRA
+    if len(word) > 4 and word.endswith(("ies", "ied")):
+        word = word[:-3] + "y"  # before the cut: "retries" and "replied" meet "retry", "reply"
     if len(word) > 6 and word.isalpha():
         return word[:6]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
