@@ -238,10 +238,7 @@ class _FragmentBuilder:
             ids.append(nid)
             # Records are mostly nested in a sentence, else directly in the block.
             k = bisect.bisect_right(sent_starts, start) - 1
-            keys: tuple[str, ...] = ()
-            if a:  # (_offset_keys, its look-up inlined)
-                found = _offset_keys_of.get(tuple(a))
-                keys = _offset_keys(a) if found is None else found
+            keys = _offset_keys(a) if a else ()
             named = _NAMING.get(kind)
             if named is None:
                 hook, target, edge = self._record(i, nid, kind, start, end, a)
