@@ -327,8 +327,9 @@ class InvertedPolarity(Rule):
                     _COMPARATIVE.search(tb.lower()) and has_phrase(ta.lower(),
                                                                    lexicon("bound_words"))):
                 words_a = a.units[j].words
+                paired = _paired_starts(tb)
                 for w, (s, e) in nb:
-                    if _doubled(tb, s):
+                    if s in paired:
                         continue  # "no longer returns without releasing": the two cancel
                     if w in words_a and not negated_near(a.text, w) \
                             and not contrasted_near(ta, w) and not said_positively(ta, w) \
@@ -383,9 +384,10 @@ def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
     if has_phrase(rest, lexicon("negation_words") - {"too"}) is not None:
         return True
     # The inner one of a pair: "no longer returns without releasing" says it releases.
-    clause_start, _ = _clause_of(side.text, d["start"])
-    outer = [m for m in _NEG_WORD.finditer(side.text, clause_start, d["start"])]
-    return bool(outer) and _paired(side.text, outer[-1].end(), d["start"])
+    start = d["start"]
+    outer = max(_NEG_WORD.finditer(side.text, max(0, start - _PAIR_REACH), start),
+                key=lambda m: m.start(), default=None)
+    return outer is not None and _pairs_with(side.text, outer.span(), (start, d["end"]))
 
 
 def _bare_restatement(p: Polar, other: Side, units: list[int],
@@ -932,33 +934,15 @@ _NEG_WORD = re.compile(r"\b(?:not|no|never|none|nothing|without|cannot|neither|n
 _CLAUSE_END = re.compile(r"[.;:!?,\n]")
 
 
-_CLAUSE_REACH = 200  # characters either side: a longer clause is cut (no scan of the whole text)
-
-
-def _clause_of(text: str, at: int) -> tuple[int, int]:
-    """The clause around character ``at``: between the punctuation marks either side."""
-    lo = max(0, at - _CLAUSE_REACH)
-    start = max((m.end() for m in _CLAUSE_END.finditer(text, lo, at)), default=lo)
-    end = _CLAUSE_END.search(text, at, at + _CLAUSE_REACH)
-    return start, end.start() if end else min(len(text), at + _CLAUSE_REACH)
-
-
-def _doubled(text: str, at: int) -> bool:
-    """Whether the negation word at ``at`` makes a pair with the one before or after it:
-    "never starts without a token", "no longer returns without releasing" say something
-    positive."""
-    start, end = _clause_of(text, at)
-    cues = [m.span() for m in _NEG_WORD.finditer(text, start, end)]
-    k = next((k for k, (s, _) in enumerate(cues) if s == at), -1)
-    return k >= 0 and ((k > 0 and _paired(text, cues[k - 1][1], at))
-                       or (k + 1 < len(cues) and _paired(text, cues[k][1], cues[k + 1][0])))
-
-
-def _paired(text: str, gap_start: int, gap_end: int) -> bool:
-    """Two negations with this gap between them negate each other: a few words, and no
-    conjunction that starts a second statement ("no errors and no warnings" are two). A
-    "nor" after them, or a "neither" before, coordinates two negations instead ("not A nor
-    B" denies both)."""
+def _pairs_with(text: str, first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """Whether two negation words (spans, in order) negate each other: "never starts without
+    a token", "no longer returns without releasing" say something positive. They share a
+    clause, a few words apart with no conjunction that starts a second statement ("no errors
+    and no warnings" are two); a "nor" after them, or a "neither" before, coordinates them
+    instead ("not A nor B" denies both)."""
+    gap_start, gap_end = first[1], second[0]
+    if _CLAUSE_END.search(text, gap_start, gap_end):
+        return False
     gap = _WORDS.findall(text[gap_start:gap_end].lower())
     if len(gap) > _PAIR_GAP or _JOINS.intersection(gap):
         return False
@@ -966,7 +950,18 @@ def _paired(text: str, gap_start: int, gap_end: int) -> bool:
                 or text[max(0, gap_start - 7):gap_start].lower() == "neither")
 
 
+def _paired_starts(text: str) -> set[int]:
+    """Where the negation words of ``text`` that make a pair with a neighbour start."""
+    cues = [m.span() for m in _NEG_WORD.finditer(text)]
+    out: set[int] = set()
+    for first, second in itertools.pairwise(cues):
+        if _pairs_with(text, first, second):
+            out.update((first[0], second[0]))
+    return out
+
+
 _PAIR_GAP = 5  # words
+_PAIR_REACH = 120  # characters before a cue searched for its partner (five words fit)
 _JOINS = frozenset({"and", "but", "or", "nor", "while", "because", "although", "though",
                     "whereas", "so", "yet", "since", "as", "if", "when"})
 
@@ -982,7 +977,7 @@ def _half_of_double(text: str, nb: list[tuple[str, tuple[int, int]]],
         return None
     negated_a = dict(na)
     for (w, (s, e)), (w2, (s2, e2)) in itertools.pairwise(nb):
-        if _clause_of(text, s) != _clause_of(text, s2) or w == w2 or not _paired(text, e, s2):
+        if w == w2 or not _pairs_with(text, (s, e), (s2, e2)):
             continue
         if w in words_a and w2 in words_a:
             if w not in negated_a and w2 in negated_a:
