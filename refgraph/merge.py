@@ -12,6 +12,7 @@ guessed (:class:`~refgraph.AmbiguousAnchor`, RG402).
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -57,6 +58,7 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
     if base == live:
         return "\n".join(apply_hunks(live, [h.edit for h in hunks]))
     mapping: dict[int, int] | None = None
+    from_base: dict[int, int] = {}  # LIVE line -> BASE line: the mapping the other way round
     placed: list[LineEdit] = []
     for k, h in enumerate(hunks, 1):
         pre = (*h.context_before, *(h.old_lines or ()), *h.context_after)
@@ -73,6 +75,7 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
         start = at[0] + len(h.context_before)
         if mapping is None:
             mapping = _base_to_live(base, live)
+            from_base = {v: k for k, v in mapping.items()}
         if not _carried(h, start, mapping, len(base), len(live)):
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
                                   "in LIVE, but not where BASE's own lines (and, for a short hunk, "
@@ -83,8 +86,7 @@ def three_way_apply(base_text: str, live_text: str, diff_text: str) -> str:
                                   "match repeat its own first or last lines, so a copy may stand "
                                   "next to an edited original; re-author the patch against LIVE")
         lo = h.start - len(h.context_before)
-        near = _near_copy(live, pre, at[0], {v: k for k, v in mapping.items()},
-                          range(lo, lo + len(pre)))
+        near = _near_copy(live, pre, at[0], from_base, range(lo, lo + len(pre)))
         if near is not None:
             raise AmbiguousAnchor(f"hunk {k} (line {h.start + 1} of BASE): its lines occur once "
                                   f"in LIVE, but LIVE line {near + 1} holds a near copy of them; "
@@ -112,17 +114,21 @@ def _near_copy(live: Sequence[str], pre: Sequence[str], at: int,
         return None
     want = Counter(pre)
     width = n + 2  # room for a couple of lines inserted inside the original since
+    # How many of LIVE's first k lines are lines of the preimage: a window with fewer than
+    # ``need`` of them cannot hold a near copy, found in O(1) per window.
+    members = list(itertools.accumulate((line in want for line in live), initial=0))
     for i in range(max(0, len(live) - width) + 1):
         if at - width < i < at + n:
             continue  # a window over the match itself
+        if members[min(i + width, len(live))] - members[i] < need:
+            continue
         window = live[i:i + width]
-        first = from_base.get(i)
-        untouched = first is not None and all(
-            from_base.get(i + k) == first + k for k in range(min(n, len(live) - i)))
-        if untouched and first is not None and not (first < own.stop and first + n > own.start):
-            continue  # a run BASE itself had, untouched, and not the hunk's own lines
         if sum((Counter(window) & want).values()) < need:
             continue  # cheap filter before the alignment
+        first = from_base.get(i)
+        if first is not None and not (first < own.stop and first + n > own.start) and all(
+                from_base.get(i + k) == first + k for k in range(min(n, len(live) - i))):
+            continue  # a run BASE itself had, untouched, and not the hunk's own lines
         sm = difflib.SequenceMatcher(None, list(pre), list(window), autojunk=False)
         if sum(b.size for b in sm.get_matching_blocks()) >= need:
             return i

@@ -172,3 +172,13 @@ def test_a_copy_beside_an_edited_original_is_refused() -> None:
     live = lines[:1] + lines[1:7] + lines[1:4] + lines[7:]  # copy above, original loses its end
     with pytest.raises(AmbiguousAnchor):
         three_way_apply(base, "\n".join(live), diff)
+
+
+def test_a_new_near_copy_of_the_hunk_is_refused() -> None:
+    # LIVE gained a copy of the hunk's lines with one of them edited: the exact match may be
+    # the copy and the edited one the original, so the file form cannot tell where to patch.
+    lines = BASE.split("\n")
+    copy = [*lines[1:3], "retries: 4", *lines[4:7]]
+    live = "\n".join([*lines[:-1], "", "appendix:", *copy, ""])
+    with pytest.raises(AmbiguousAnchor, match="near copy"):
+        three_way_apply(BASE, live, PATCH)
