@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 V = TypeVar("V")
 
@@ -28,11 +28,14 @@ class WordMemo(Generic[V]):
         self.size = size
 
     def __call__(self, word: str) -> V:
-        found = self.seen.get(word)
-        if found is None:
+        found = self.seen.get(word, _MISSING)  # a sentinel, not None: None is an answer too
+        if found is _MISSING:
             found = self.fn(word)
             if len(word) <= MAX_KEY:
                 if len(self.seen) >= self.size:
                     self.seen.clear()
                 self.seen[word] = found
-        return found
+        return cast(V, found)
+
+
+_MISSING = object()

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import pint
 
+from .memo import WordMemo
 from .resources import load_json, model_path
 
 
@@ -50,17 +51,7 @@ def lookup_unit(surface: str) -> str | None:
 
     A unit with a power is read too: "km2", "m²", "km^3", "s-1", "s⁻¹".
     """
-    # Remembered per surface: the quantity reader asks about the same few words (and the
-    # words after every number) over and over.
-    if surface in _looked_up:
-        return _looked_up[surface]
-    hit = _lookup_unit(surface)
-    if len(_looked_up) < 100_000:  # a bound on what an adversarial text can make it keep
-        _looked_up[surface] = hit
-    return hit
-
-
-_looked_up: dict[str, str | None] = {}
+    return _looked_up(surface)
 
 
 def _lookup_unit(surface: str) -> str | None:
@@ -87,6 +78,11 @@ def _lookup_unit(surface: str) -> str | None:
     if 2 <= len(surface) <= 4 and not surface.islower() and not surface.isupper():
         return _pint_name(surface)  # mixed-case symbols: "eV", "GeV", "mSv"
     return None
+
+
+# Remembered per surface: the quantity reader asks about the same few words (and the words
+# after every number) over and over.
+_looked_up = WordMemo(_lookup_unit)
 
 
 @cache

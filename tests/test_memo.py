@@ -39,3 +39,15 @@ def test_false_answers_are_remembered() -> None:
     assert memo("a") is False
     assert memo("a") is False
     assert calls == ["a"]
+
+
+def test_none_answers_are_remembered() -> None:
+    calls: list[str] = []
+
+    def nothing(word: str) -> None:
+        calls.append(word)
+
+    memo = WordMemo(nothing)
+    assert memo("a") is None
+    assert memo("a") is None
+    assert calls == ["a"]
