@@ -22,7 +22,15 @@ from ..memo import WordMemo
 from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
 from .records import add_attrs, ensure_group, raw_records
-from .text import DETERMINERS, ascii_classes, class_table, common_verbs, norm, stopwords
+from .text import (
+    DETERMINERS,
+    ascii_classes,
+    class_table,
+    common_verbs,
+    looks_verbal,
+    norm,
+    stopwords,
+)
 from .view import ALPHA, NUM, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
@@ -51,10 +59,10 @@ _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARD
                            "ORDINAL"})
 
 
-def mention_key(head: str, qualifiers: list[str]) -> str:
-    """``head[q1;q2]`` with qualifiers sorted, or just ``head``."""
-    quals = sorted({q for q in qualifiers if q})
-    return f"{head}[{';'.join(quals)}]" if quals else head
+def _joined(qualifiers: list[str]) -> str:
+    """The qualifiers of a key, sorted and ";"-joined: a mention's key is ``head[q1;q2]``, or
+    just ``head`` when this is empty."""
+    return ";".join(sorted(set(filter(None, qualifiers)))) if qualifiers else ""
 
 
 def _word(text: str) -> str:
@@ -97,11 +105,6 @@ def _parenthetical(v: DocView, end: int) -> tuple[str, int]:
         if k < n and v.tok(k) == ")" and k > end + 1:
             return "(" + " ".join(norm(v.tok(t)) for t in range(end + 1, k)) + ")", k + 1
     return "", end
-
-
-def _verbal(low: str) -> bool:
-    """``looks_verbal`` without a tagger, on the lower-cased word."""
-    return low in common_verbs() or (len(low) > 5 and low.endswith("ed"))
 
 
 class EntityTagger:
@@ -261,7 +264,7 @@ class EntityTagger:
             if end > j:
                 return self._emit_chunk(doc, v, j, end, blocked)
         elif v.words[i][:1].isupper() and v.flags(i) & ALPHA and low not in stopwords() \
-                and not _verbal(low) and (
+                and not looks_verbal(low) and (
                 not _opens_clause(v, i) or (i + 1 < n and v.tok(i + 1)[:1].isupper()
                                             and v.flags(i + 1) & ALPHA)):
             end = i + 1
@@ -338,15 +341,10 @@ class EntityTagger:
         # The attributes add() would keep, in its order, without packing and filtering
         # keyword arguments (one record per mention).
         attrs: dict[str, Scalar] = {"head": head}
-        if quals:
-            joined = ";".join(sorted(set(filter(None, quals))))  # as mention_key sorts them
-            if joined:
-                attrs["qualifiers"] = joined
-                attrs["key"] = f"{head}[{joined}]"
-            else:
-                attrs["key"] = head
-        else:
-            attrs["key"] = head
+        joined = _joined(quals)
+        if joined:
+            attrs["qualifiers"] = joined
+        attrs["key"] = f"{head}[{joined}]" if joined else head
         if label:
             attrs["ent_label"] = label
         add_attrs(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, attrs, "MENTION")

@@ -139,13 +139,3 @@ def ascii_classes(text: str, table: bytes) -> bytes | None:
     ASCII. Finding a pattern of classes with ``bytes.find`` is several times faster than a
     regex that starts with a character class: ``re`` checks such a class at every character."""
     return text.encode("ascii").translate(table) if text.isascii() else None
-
-
-def find_all(data: bytes, needle: bytes) -> list[int]:
-    """Every position of ``needle`` in ``data`` (non-overlapping, as ``re.finditer`` would)."""
-    found: list[int] = []
-    k = data.find(needle)
-    while k >= 0:
-        found.append(k)
-        k = data.find(needle, k + len(needle))
-    return found

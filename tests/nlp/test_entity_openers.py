@@ -10,7 +10,7 @@ from spacy.tokens import Doc
 
 from refgraph.nlp import entities, load_pipeline
 from refgraph.nlp.entities import _CAPITAL, _CAPITAL_CLASSES, EntityTagger
-from refgraph.nlp.text import ascii_classes, find_all
+from refgraph.nlp.text import ascii_classes
 from refgraph.nlp.view import DocView, view
 
 _PIECES = ["A", "Z", "a", "z", "0", "_", "the", "The", "THE", "an", "Its", "\u0130ts", "x", " ",
@@ -36,14 +36,6 @@ def test_openers_are_the_same_either_way(ascii_only: bool, monkeypatch: pytest.M
     monkeypatch.setattr(entities, "ascii_classes", lambda text, table: None)
     for text, doc, got in zip(texts, docs, fast, strict=True):
         assert got == tagger._openers(doc, view(doc)), text
-
-
-def test_capital_classes_find_the_capital_regex() -> None:
-    for text in _strings(5000, 4, True):
-        classes = ascii_classes(text, _CAPITAL_CLASSES)
-        assert classes is not None
-        got = [k + 1 for k in find_all(classes, b" A")] + ([0] if classes[:1] == b"A" else [])
-        assert sorted(got) == [m.start() for m in _CAPITAL.finditer(text)], text
 
 
 def test_space_capital_regex_finds_the_capital_regex() -> None:
