@@ -168,8 +168,6 @@ class IdentifierExtractor:
         taken = _Taken()
         scan = _Scan(text)
         for pat in handles:
-            if pat.needs and pat.needs not in text:
-                continue  # the cheapest test first, before a call
             for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 value = text[s:e].rstrip(".,;:")
@@ -184,8 +182,6 @@ class IdentifierExtractor:
                 add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e,
                           {"handle_kind": pat.kind, "value": value}, pat.kind.upper())
         for pat in idents:
-            if pat.needs and pat.needs not in text:
-                continue
             for m in scan.matches(pat):
                 s, e = m.span(pat.group)
                 name = text[s:e].strip()
