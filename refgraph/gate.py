@@ -30,7 +30,7 @@ from .errors import InputError, RewriteRejected
 from .findings import Evidence, Finding, Severity
 from .ledger import Ledger, payload_sha
 from .nlp.pipeline import Mode
-from .patch import Hunk, Patch
+from .patch import Patch
 from .rebase import LineEdit, apply_hunks, conflicts, map_range
 from .report import Report, Verdict, verdict_for
 from .rules.guard import ProtectedRegionEdit
@@ -317,7 +317,7 @@ def _externalize(cand: Candidate, live: list[str]
         edits.append(LineEdit(d.start, d.end, (*d.new_lines, line)))
         handles.append(sha)
         moved.append((d.start, d.end))
-    hunks = tuple(Hunk(h.start, h.end, h.old_lines, e.new_lines, h.context_before,
-                       h.context_after) for h, e in zip(cand.hunks, edits, strict=True))
+    hunks = tuple(replace(h, new_lines=e.new_lines) for h, e in zip(cand.hunks, edits,
+                                                                     strict=True))
     lines = tuple(apply_hunks(live, edits))
     return replace(cand, hunks=hunks, edits=tuple(edits), lines=lines), tuple(handles), moved
