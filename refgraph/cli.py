@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from . import __version__
-from .analyze import analyze, lint
+from .analyze import Analyzer, analyze, lint
 from .buffer import ContextBuffer
 from .errors import InputError, RefgraphError, RewriteRejected
 from .gate import Gate, GateRejected
@@ -29,6 +29,7 @@ from .graph import build_graph, to_node_link
 from .io import read_text
 from .merge import three_way_apply
 from .model import NodeKind, RefGraph
+from .nlp.pipeline import Mode
 from .patch import Patch
 from .report import Report
 from .rules import INTENTS, RULES, get_rule
@@ -386,13 +387,14 @@ def _demo(args: argparse.Namespace) -> int:
     return _demo_patches(folder / "patches", args.mode)
 
 
-def _demo_patches(folder: Path, mode: str) -> int:
+def _demo_patches(folder: Path, mode: Mode) -> int:
     """The guarded apply on bundled stale patches: each ``<context>--<intent>--<what>.diff`` was
     authored against ``<context>.base.md``; ``<context>.edits.json`` holds the edits recorded
     since, which made ``<context>.live.md``."""
     patches = sorted(folder.glob("*--*--*.diff"))
     if patches:
         print(f"Applying {len(patches)} bundled stale patches (examples/patches/):\n")
+    analyzer = Analyzer(mode)  # one parse cache for every patch's gate
     for path in patches:
         context, intent, _ = path.stem.split("--", 2)
         base_path, live_path = folder / f"{context}.base.md", folder / f"{context}.live.md"
@@ -411,7 +413,7 @@ def _demo_patches(folder: Path, mode: str) -> int:
         print(f"== {path.name} (intent {intent}), authored against r{shown.revision}, "
               f"live is r{buffer.revision}")
         try:
-            done = Gate(buffer, mode=mode).submit(
+            done = Gate(buffer, mode=mode, analyzer=analyzer).submit(
                 Patch.from_unified_diff(diff, base=shown.sha256, intent=intent))
             print(f"   ContextBuffer + Gate: rebased through {recorded} recorded edits, "
                   f"analyzed, committed r{done.revision} ({done.report.verdict})")
