@@ -38,7 +38,9 @@ PolicyValue: TypeAlias = Severity | Literal["off"]
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
 
 
-# The line the gate leaves where it externalized a pruned block (refgraph.gate.HANDLE_FORMAT).
+# The line the gate leaves where it externalized a pruned block, and what recognises one: kept
+# together so the two cannot drift apart.
+HANDLE_FORMAT = "[pruned: ledger:{sha}, {words} words]"
 LEDGER_HANDLE = re.compile(r"\[pruned: ledger:[0-9a-f]{8,64}, \d+ words?\]")
 
 class Analyzer:

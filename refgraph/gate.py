@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .analyze import Analyzer, PolicyValue
+from .analyze import HANDLE_FORMAT, Analyzer, PolicyValue
 from .buffer import Candidate, ContextBuffer, Revision
 from .errors import InputError, RewriteRejected
 from .findings import Evidence, Finding, Severity
@@ -35,7 +35,6 @@ from .rebase import LineEdit, apply_hunks, conflicts, map_range
 from .report import Report, Verdict, verdict_for
 from .rules.guard import ProtectedRegionEdit
 
-HANDLE_FORMAT = "[pruned: ledger:{sha}, {words} words]"
 _HANDLE_DIGITS = 12
 
 

@@ -304,3 +304,9 @@ def test_a_safe_prune_reports_whether_it_met_the_budget(az: Analyzer) -> None:
         assert stats["budget"] == budget
         assert stats["budget_met"] is met
         assert stats["tokens_after"] < stats["tokens_before"]
+
+
+def test_the_handle_the_gate_writes_is_the_one_the_analyzer_recognises() -> None:
+    from refgraph.analyze import HANDLE_FORMAT, LEDGER_HANDLE
+    for words in (1, 250):
+        assert LEDGER_HANDLE.fullmatch(HANDLE_FORMAT.format(sha="0123456789ab", words=words))
