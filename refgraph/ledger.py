@@ -103,24 +103,20 @@ class Ledger:
         return sha
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """A database that cannot take the record (locked, disk full) is a LedgerError."""
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise LedgerError(f"ledger {self.path}: cannot record: {exc}") from exc
-
-    @contextmanager
     def _tx(self) -> Iterator[None]:
-        """One write transaction under the lock: all of it is committed, or none of it."""
+        """One write transaction under the lock: all of it is committed, or none of it. A
+        database that cannot take it (locked, disk full) is a LedgerError, for every write."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise LedgerError(f"ledger {self.path}: cannot record: {exc}") from exc
 
     def _put(self, sha: str, text: str) -> None:
         self._db.execute("INSERT OR IGNORE INTO payloads VALUES (?, ?, ?, ?)",
@@ -141,7 +137,7 @@ class Ledger:
         if initial_text is not None:
             payloads.append((rev.sha256, initial_text))
         patch = rev.patch
-        with self._errors(), self._tx():
+        with self._tx():
             for sha, text in payloads:
                 self._put(sha, text)
             self._db.execute(

@@ -115,6 +115,8 @@ def test_a_record_that_fails_leaves_the_buffer_unchanged(tmp_path: Path) -> None
         buf.edit(0, 0, ["tool: 1"])
     assert buf.text == "a\nb"
     assert buf.revision == 0
+    with pytest.raises(LedgerError, match="cannot record"):
+        ledger.put("a payload")  # every write, not only a revision's
     other.execute("ROLLBACK")
     buf.edit(0, 0, ["tool: 1"])
     assert ledger.reconstruct() == buf.text
