@@ -491,7 +491,7 @@ def swapped_names(ctx: Context) -> list[tuple[tuple[int, int], tuple[int, int]]]
                 continue
             new = ta[news[0]][0]
             dates = lexicon("date_words")
-            if all(_shortens(ta[k][0], [tb[o][0] for o in range(i1, i2)], dates) for k in news):
+            if all(_shortens(ta[k][0], [tb[o][0] for o in range(i1, i2)]) for k in news):
                 continue  # "March" -> "Mar", "GPU-hours" -> "GPU-h", "4.19M" -> "4.2M"
             if new.lower() in dates and not any(tb[k][0].lower() in dates for k in olds):
                 continue  # "2025-04-03" -> "3 Apr": a date written another way
@@ -521,7 +521,7 @@ def _date_months(token: str) -> set[int]:
 _SCALED = re.compile(r"(\d+(?:\.\d+)?)([A-Za-z%]*)$")
 
 
-def _shortens(new: str, olds: list[str], dates: frozenset[str]) -> bool:
+def _shortens(new: str, olds: list[str]) -> bool:
     """True when ``new`` writes one of ``olds`` shorter: an abbreviation ("Mar" for "March",
     "30-min" for "30-minute"), a date word for a date, or the same number rounded ("4.2M" for
     "4.19M")."""
