@@ -27,11 +27,13 @@ class BlockKind(StrEnum):
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
-_TURN = re.compile(
-    r"^\s*(?P<role>user|assistant|system|tool|human|observation)"
+# A chat turn's speaker label ("user:", "tool[call_17]:"); rules strip it from what a line says.
+TURN_LABEL = re.compile(
+    r"\s*(?P<role>user|assistant|system|tool|human|observation)"
     r"(?:\[(?P<id>[^\]\n]{1,80})\])?\s*:",
     re.IGNORECASE,
 )
+_TURN = re.compile("^" + TURN_LABEL.pattern, re.IGNORECASE)
 _JSON = re.compile(r"^\s*[{\[]")
 _LOG = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"

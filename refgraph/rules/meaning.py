@@ -12,6 +12,7 @@ from functools import cache
 
 from ..align import _WORD as _WORDS
 from ..align import content_words, fold
+from ..blocks import TURN_LABEL
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from ..resources import load_json
@@ -566,9 +567,6 @@ def _governed_names(side: Side, nid: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# A turn's speaker label, as refgraph.blocks reads it ("user:", "tool[call_7]:").
-_SPEAKER = re.compile(r"[ \t]*(?:user|assistant|system|tool|human|observation)"
-                      r"(?:\[[^\]\n]{1,80}\])?[ \t]*:", re.IGNORECASE)
 
 def _key_words(side: Side, nid: str) -> frozenset[str]:
     """What a constraint governs, minus verbs too common to identify it and the speaker label
@@ -578,7 +576,7 @@ def _key_words(side: Side, nid: str) -> frozenset[str]:
     g0 = d.get("governed_start")
     if isinstance(g0, int):
         line0 = side.text.rfind("\n", 0, g0) + 1
-        label = _SPEAKER.match(side.text, line0)
+        label = TURN_LABEL.match(side.text, line0)
         if label and label.end() > g0:
             words = words - content_words(label.group())
     return frozenset(w for w in words if w not in lexicon("generic_verbs"))
