@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 from ..resources import load_json
@@ -42,17 +43,26 @@ def numbers_in(text: str) -> list[float]:
     "20 million" -> [20.0, 20000000.0], "63.25M" -> [63.25, 63250000.0]. A summary that writes
     63,250,000 as 63.25M invents no number."""
     out = []
-    for m in _NUMBER.finditer(text):
-        raw = m.group().replace(",", "")
-        try:
-            value = float(raw)
-        except ValueError:
-            continue  # "0.4.2": a version string
+    for value, scaled in _numerals(text):
         out.append(value)
-        scaled = scaled_value(text, m.end(), value)
         if scaled is not None:
             out.append(scaled)
     return out
+
+
+def scaled_numbers_in(text: str) -> list[float]:
+    """Only the numerals of ``text`` that carry a scale word or suffix, scaled, sorted."""
+    return sorted(scaled for _, scaled in _numerals(text) if scaled is not None)
+
+
+def _numerals(text: str) -> Iterator[tuple[float, float | None]]:
+    """Each numeral of ``text`` with its value scaled by what follows it (None if nothing)."""
+    for m in _NUMBER.finditer(text):
+        try:
+            value = float(m.group().replace(",", ""))
+        except ValueError:
+            continue  # "0.4.2": a version string
+        yield value, scaled_value(text, m.end(), value)
 
 
 def scaled_value(text: str, end: int, value: float) -> float | None:
@@ -60,20 +70,6 @@ def scaled_value(text: str, end: int, value: float) -> float | None:
     None when there is none."""
     scale = _SCALE.match(text, end)
     return value * _FACTORS[scale.group(1).lower()] if scale else None
-
-
-def scaled_numbers_in(text: str) -> list[float]:
-    """Only the numerals of ``text`` that carry a scale word or suffix, scaled, sorted."""
-    out = []
-    for m in _NUMBER.finditer(text):
-        try:
-            value = float(m.group().replace(",", ""))
-        except ValueError:
-            continue
-        scaled = scaled_value(text, m.end(), value)
-        if scaled is not None:
-            out.append(scaled)
-    return sorted(out)
 
 
 _SCALE = re.compile(r"\s?(k|K|M|MM|mn|B|bn|thousand|million|billion|trillion)(?![^\W\d_])")
