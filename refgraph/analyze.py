@@ -125,7 +125,7 @@ class Analyzer:
             if "[pruned: ledger:" in after:
                 handles = [m.span() for m in LEDGER_HANDLE.finditer(after)]
                 findings = [f for f in findings if not _in_handles(f, handles)]
-            findings = self._apply_policy(_one_per_cause(findings))
+            findings = self.apply_policy(_one_per_cause(findings))
         t2 = time.perf_counter()
         stats = {"units_before": len(sb.units), "units_after": len(sa.units),
                  **{f"units_{s.value}": n for s, n in _status_counts(al).items()},
@@ -144,7 +144,7 @@ class Analyzer:
         for rule in self._rules(select, ignore, lint=True):
             findings.extend(rule.check_text(side))
         findings.sort(key=lambda f: (f.evidence[0].start if f.evidence else 0, f.code))
-        findings = self._apply_policy(findings)
+        findings = self.apply_policy(findings)
         return Report(verdict_for(findings), "lint", self.mode, findings, text, "", side.G,
                       None, None, {"units": len(side.units)})
 
@@ -182,7 +182,10 @@ class Analyzer:
             out.append(r())
         return out
 
-    def _apply_policy(self, findings: list[Finding]) -> list[Finding]:
+    def apply_policy(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` with this analyzer's policy applied: a code set "off" is dropped, one
+        given another severity gets it (also for findings made outside :meth:`analyze`, as the
+        gate's RG406)."""
         out = []
         for f in findings:
             sev = self.policy.get(f.code, f.severity)

@@ -27,7 +27,7 @@ from typing import Any
 from .analyze import HANDLE_FORMAT, Analyzer, PolicyValue
 from .buffer import Candidate, ContextBuffer, Revision
 from .errors import InputError, RewriteRejected
-from .findings import Evidence, Finding, Severity
+from .findings import Evidence, Finding
 from .ledger import Ledger, payload_sha
 from .nlp.pipeline import Mode
 from .patch import Patch
@@ -187,9 +187,8 @@ class Gate:
             count_tokens=self.count_tokens)
         # Protected regions are decided on lines, by the rebase rule itself (an edit that
         # changes a protected line or inserts strictly inside the region), not on a text diff.
-        severity = self.analyzer.policy.get(ProtectedRegionEdit.code, "error")
-        if severity != "off":
-            hits = _protected_hits(regions, cand, live_lines, offsets, severity)
+        if regions:
+            hits = self.analyzer.apply_policy(_protected_hits(regions, cand, live_text, offsets))
             if hits:
                 findings = sorted([*report.findings, *hits],
                                   key=lambda f: (f.evidence[0].start if f.evidence else 0,
@@ -268,13 +267,13 @@ def _end(offsets: list[int], text: str, line: int, start: int) -> int:
     return max(start, min(len(text), offsets[min(line, len(offsets) - 1)] - 1))
 
 
-def _protected_hits(regions: list[tuple[int, int]], cand: Candidate, live: list[str],
-                    offsets: list[int], severity: Severity) -> list[Finding]:
+def _protected_hits(regions: list[tuple[int, int]], cand: Candidate, live_text: str,
+                    offsets: list[int]) -> list[Finding]:
     """RG406 findings: candidate edits that change a protected line or insert inside one."""
+    rule = ProtectedRegionEdit()
     out: list[Finding] = []
     new_text = cand.text
     new_offsets = _line_offsets(list(cand.lines))
-    live_text = "\n".join(live)
     for a, b in regions:
         if a >= b:
             continue  # a region a tool edit emptied: nothing left to protect
@@ -287,12 +286,10 @@ def _protected_hits(regions: list[tuple[int, int]], cand: Candidate, live: list[
                 s1 = _end(offsets, live_text, c1, s0)
                 t0 = new_offsets[min(n0, len(cand.lines))]
                 t1 = _end(new_offsets, new_text, n0 + len(d.new_lines), t0)
-                out.append(Finding(
-                    ProtectedRegionEdit.code, ProtectedRegionEdit.name, severity,
+                out.append(rule.finding(
                     f"the patch changes protected lines {a + 1}-{b} (line {c0 + 1})",
-                    ProtectedRegionEdit.hint,
-                    (Evidence("before", s0, s1, live_text[s0:s1]),
-                     Evidence("after", t0, t1, new_text[t0:t1]))))
+                    Evidence("before", s0, s1, live_text[s0:s1]),
+                    Evidence("after", t0, t1, new_text[t0:t1])))
                 break
             shift += d.delta
     return out

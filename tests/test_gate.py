@@ -310,3 +310,12 @@ def test_the_handle_the_gate_writes_is_the_one_the_analyzer_recognises() -> None
     from refgraph.analyze import HANDLE_FORMAT, LEDGER_HANDLE
     for words in (1, 250):
         assert LEDGER_HANDLE.fullmatch(HANDLE_FORMAT.format(sha="0123456789ab", words=words))
+
+
+@pytest.mark.parametrize(("severity", "codes"), [("warning", ["RG406"]), ("off", [])])
+def test_protected_region_findings_follow_the_policy(severity: str, codes: list[str]) -> None:
+    buf = ContextBuffer("header\nUSER: never delete logs\nfooter")
+    gate = Gate(buf, policy={"RG406": severity}, mode="fast")
+    gate.protect(1, 2, "user")
+    done = gate.submit(Patch.splice(1, 2, ["USER: never delete old logs"], base=buf.sha256))
+    assert [f.code for f in done.report.findings if f.code == "RG406"] == codes
