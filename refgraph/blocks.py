@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .casing import lower
+
 
 class BlockKind(StrEnum):
     PARAGRAPH = "paragraph"
@@ -160,7 +162,7 @@ def split_blocks(text: str) -> list[Block]:
         if kind is BlockKind.TURN:
             m = _TURN.match(body)
             if m:
-                role = m.group("role").lower()
+                role = lower(m.group("role"))
                 turn_id = m.group("id") or ""
         blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id))
     return blocks

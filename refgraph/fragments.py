@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .blocks import Block
+from .casing import lower
 from .memo import WordMemo
 from .model import EdgeKind, NodeKind, RefGraph, RefKind, referent_id
 from .parse import ParsedBlock
@@ -61,9 +62,11 @@ _WAIT = 2  # added only when an earlier block has a sentence (see _PREV); a repe
 # identifier id, term id, ref) picks what a quantity measures, where ref is (ref kind, key,
 # start, end) of the referent, built only when it is new (_referent); ("causal", steps) adds the
 # claims of a causal cue and their edges (see Assembly._causal).
+# Hooks are told apart by their first item's value, never by identity: a build compiled with
+# mypyc (see tools/build_native.py) boxes a tuple constant afresh wherever it is read.
 _Hook = tuple[Any, ...] | None
-_NAMES: tuple[str] = ("names",)
-_MEASURE, _CAUSAL_STEPS = "measure", "causal"
+_NAMES_TAG, _MEASURE, _CAUSAL_STEPS = "names", "measure", "causal"
+_NAMES: tuple[str] = (_NAMES_TAG,)
 
 # A fragment node: (id index, kind, text, start, end, attributes or None, offset keys among
 # them, hook, index of the node that contains it or _NONE, then the one edge the node may
@@ -275,7 +278,7 @@ class _FragmentBuilder:
             return (_NAMES if first else None, r,
                     _DEFINES if a.get("role") == "define" else _USES)
         if kind == _MENTION:
-            frag.heads.append((str(a["head"]).lower(), start, nid))
+            frag.heads.append((lower(str(a["head"])), start, nid))
             frag.mentions.append((start, nid))
         return _NAMES if first else None, r, _USES
 
@@ -289,12 +292,12 @@ class _FragmentBuilder:
             m0 = int(a.get("measured_start", start))
             m1 = int(a.get("measured_end", end))
             return ((_MEASURE, _RID[RefKind.IDENTIFIER] + measured,
-                     _RID[RefKind.TERM] + measured.lower(),
-                     (_RV[RefKind.TERM], measured.lower(), m0, m1)), _MEASURED, _MEASURES)
+                     _RID[RefKind.TERM] + lower(measured),
+                     (_RV[RefKind.TERM], lower(measured), m0, m1)), _MEASURED, _MEASURES)
         if kind == _CONSTRAINT:
             frag.constraints.append((start, nid))
         elif kind == _DEICTIC:
-            frag.deictics.append((nid, str(a.get("head", "")).lower(),
+            frag.deictics.append((nid, lower(str(a.get("head", ""))),
                                   str(a.get("deictic_kind", ""))))
         elif kind == _CAUSAL:
             return (_CAUSAL_STEPS, self._causal(i, start, a)), _NONE, ""
@@ -433,10 +436,11 @@ class Assembly:
                 into[src] = keydict
             target = ""
             if hook is not None:
-                if hook is _NAMES:
+                tag = hook[0]
+                if tag == _NAMES_TAG:
                     if ids[r] not in nodes:
                         self._node(ids[r], _named(kind, t, s + off, e + off, a))
-                elif hook[0] is _MEASURE:
+                elif tag == _MEASURE:
                     target = self._measured(hook, text, off)
                 else:
                     self._causal(hook[1], ids, off, prev)
@@ -606,7 +610,7 @@ def _latest_before(items: list[tuple[int, str]], start: int,
 
 def _head_word(name: str) -> str:
     """The head word of an identifier, for matching descriptions: retry_budget -> budget."""
-    parts = [p for p in name.replace(".", "_").replace("-", "_").lower().split("_") if p]
+    parts = [p for p in lower(name.replace(".", "_").replace("-", "_")).split("_") if p]
     return parts[-1] if parts else ""
 
 

@@ -13,6 +13,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -38,8 +39,9 @@ class ParsedBlock:
     sentences: tuple[tuple[int, int], ...]
     records: tuple[Record, ...]
     # The block's graph fragment, built by refgraph.graph on first assembly and kept here so
-    # that it lives (and is evicted) with the cached parse: a warm rebuild reuses it.
-    fragment: object = field(default=None, compare=False, repr=False)
+    # that it lives (and is evicted) with the cached parse: a warm rebuild reuses it. Typed
+    # Any, not object: mypyc's dataclass support cannot resolve an ``object`` annotation.
+    fragment: Any = field(default=None, compare=False, repr=False)
 
 
 class Parser:

@@ -13,6 +13,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
@@ -58,11 +59,11 @@ class CausalTagger:
         parsed = doc.has_annotation("DEP")  # once per doc: it scans every token
         text = v.text
         for start, end, direction in matches:
-            word = text[v.starts[start]:v.ends[end - 1]].lower()
+            word = lower(text[v.starts[start]:v.ends[end - 1]])
             if word == "so that" and demonstrative_after_so(v, start + 1):
                 # "..., so that retry budget leaves 3 attempts": "so", then "that retry budget"
                 end = start + 1
-                word = text[v.starts[start]:v.ends[start]].lower()
+                word = lower(text[v.starts[start]:v.ends[start]])
             lo, hi = v.window(start)
             if not self._accept(doc, v, word, start, end, lo, hi, parsed):
                 continue

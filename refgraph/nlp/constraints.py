@@ -16,6 +16,7 @@ from operator import itemgetter
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
@@ -103,7 +104,7 @@ class ConstraintTagger:
         for start, end, kind in matches:
             lo, hi = v.window(start)
             cs, ce = v.starts[start], v.ends[end - 1]
-            cue = text[cs:ce].lower()
+            cue = lower(text[cs:ce])
             if cue in _IMPERATIVE_ONLY and not _clause_start(v, lo, start):
                 continue
             if kind.endswith("_weak"):
@@ -262,7 +263,7 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
     words: list[str] = [name for (_, _, name) in identifiers[lo:hi]]
     # Every taken word's lower(), joined by a character no word holds: whether a word is part
     # of one taken is then one search (a word with that character takes the slow test).
-    lowered = [name.lower() for name in words]
+    lowered = [lower(name) for name in words]
     joined = "\0".join(lowered)
     stop = stopwords()
     lowers = v.lowers
@@ -279,7 +280,7 @@ def _target(v: DocView, gov: tuple[int, int], identifiers: list[tuple[int, int, 
             elif any(w in name for name in lowered):
                 continue
             words.append(w)
-            lowered.append(w.lower())
+            lowered.append(lower(w))
             joined = "\0".join(lowered)
     return " ".join(words[:8])
 

@@ -12,6 +12,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
@@ -29,7 +30,7 @@ def _lex() -> dict[str, Any]:
 
 
 def _numberish(text: str) -> bool:
-    return bool(text) and (text[0].isdigit() or text[0] in "$€£¥~." or text.lower() in {
+    return bool(text) and (text[0].isdigit() or text[0] in "$€£¥~." or lower(text) in {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty",
         "thirty", "forty", "fifty", "hundred", "a", "half", "a dozen", "dozen"})
 

@@ -18,6 +18,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
+from ..casing import lower
 from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
@@ -77,7 +78,7 @@ def _affix_lists() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
 def affix_cue(word: str) -> tuple[int, int] | None:
     """Offsets of the negative affix inside ``word`` ("unable" -> (0, 2)), or None."""
     affix_words, un_exceptions, less_exceptions = _affix_lists()
-    low = word.lower()
+    low = lower(word)
     if low in affix_words:
         for prefix in ("non", "dis", "un", "in", "im", "ir", "il"):
             if low.startswith(prefix):
@@ -105,18 +106,18 @@ _INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", 
 _PRON = frozenset({"i", "you", "he", "she", "it", "we", "they", "there", "that", "this"})
 
 
-def _affix_candidates(text: str, lower: str = "") -> list[re.Match[str]]:
+def _affix_candidates(text: str, lowered: str = "") -> list[re.Match[str]]:
     """``_AFFIX_CANDIDATE.finditer(text)``, trying the regex only where a match can start.
 
     Tried at every character, the case-insensitive alternation cost more than the rest of the
     component; the matches are whole words, so the regex is run at each possible word start.
-    ``lower`` is ``text.lower()`` when the caller holds it, else "".
+    ``lowered`` is ``text.lower()`` when the caller holds it, else "".
     """
-    if lower and text.isascii():
-        starts = set(map(_START, _PREFIX_START_ASCII.finditer(lower)))
+    if lowered and text.isascii():
+        starts = set(map(_START, _PREFIX_START_ASCII.finditer(lowered)))
     else:
         starts = set(map(_START, _PREFIX_START.finditer(text)))
-    for m in _less(text, lower):
+    for m in _less(text, lowered):
         k = m.start()
         while k > 0 and _CI_LETTER.match(text, k - 1, k):
             k -= 1
@@ -133,14 +134,14 @@ def _affix_candidates(text: str, lower: str = "") -> list[re.Match[str]]:
     return matches
 
 
-def _less(text: str, lower: str = "") -> Iterator[re.Match[str]]:
+def _less(text: str, lowered: str = "") -> Iterator[re.Match[str]]:
     """``_LESS.finditer(text)``: a case-insensitive literal is tried at every character, a plain
     one is searched for fast, so it looks for "less" in the lower-cased text where that finds
     the same: each character lower-cases to one (the offsets hold), and only "l"/"L", "e"/"E"
     and "s"/"S" lower-case to the letters of "less", as IGNORECASE takes them, but for the long
-    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps. ``lower`` is ``text.lower()``
+    s ("ſ"), which IGNORECASE takes for "s" and lower() keeps. ``lowered`` is ``text.lower()``
     when the caller holds it (a view's), else ""."""
-    low = lower or text.lower()
+    low = lowered or lower(text)
     if len(low) == len(text) and "\u017f" not in text:
         return _LESS_LOWER.finditer(low) if "less" in low else iter(())
     return _LESS.finditer(text)
@@ -165,7 +166,7 @@ def value_no(v: DocView, i: int) -> bool:
 
 def _rhetorical(v: DocView, start: int, end: int) -> bool:
     """Tag and rhetorical questions ("does it not?", "Don't you see?") do not negate."""
-    if v.text[v.starts[start]:v.ends[end - 1]].lower() not in ("not", "n't"):
+    if lower(v.text[v.starts[start]:v.ends[end - 1]]) not in ("not", "n't"):
         return False
     lo, hi = v.window(start)
     last = hi - 1
@@ -255,7 +256,7 @@ class NegationTagger:
                 continue  # "absent-minded"
             cs, ce = v.starts[start], v.ends[end - 1]
             cue = text[cs:ce]
-            if cue.lower() == "no" and end < n and v.low(end) in (".", ",", "!"):
+            if lower(cue) == "no" and end < n and v.low(end) in (".", ",", "!"):
                 kind = "syntactic"  # a bare "No." answer still negates
             self._emit(doc, v, start, end, cs, ce, kind, cue, accurate)
             negs.append((cs, ce))
@@ -266,9 +267,9 @@ class NegationTagger:
             # The word is letters only, so both its ends are inside tokens (as
             # doc.char_span(..., alignment_mode="expand") finds them).
             ts, te = v.token_at(m.start()), v.token_at(m.end() - 1) + 1
-            if m.group().lower().startswith("un") and (
+            if lower(m.group()).startswith("un") and (
                     doc[ts].tag_ in ("VB", "VBD", "VBZ", "VBP", "VBG") if accurate
-                    else m.group().lower().endswith("ing")):
+                    else lower(m.group()).endswith("ing")):
                 continue  # "unroll", "undoing": reversal, not negation
             s, e = m.start() + aff[0], m.start() + aff[1]
             self._emit(doc, v, ts, te, s, e, "affix", m.group()[aff[0]:aff[1]], accurate,
@@ -296,7 +297,7 @@ class NegationTagger:
         if s >= e:
             s, e = ts, te
         scope_start, scope_end = char_range(v, s, e)
-        attrs: dict[str, Scalar] = {"cue": cue.lower(), "cue_kind": kind,
+        attrs: dict[str, Scalar] = {"cue": lower(cue), "cue_kind": kind,
                                     "scope_start": scope_start, "scope_end": scope_end}
         if word is not None:
             attrs["word"] = word
@@ -308,7 +309,7 @@ class NegationTagger:
         text = v.text
         for start, end, kind in longest_matches(self.conditionals, doc, v):
             cs, ce = v.starts[start], v.ends[end - 1]
-            marker = text[cs:ce].lower()
+            marker = lower(text[cs:ce])
             if marker in self.ambiguous and not _introduces_clause(doc, v, start, end, accurate):
                 continue
             lo, hi = v.window(start)

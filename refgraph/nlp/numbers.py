@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..casing import lower
 from ..resources import load_json
 from ..units import lookup_unit
 from .view import DocView
@@ -72,7 +73,7 @@ def lexicon() -> dict[str, Any]:
         rf"(?:[0-9{_FRACTION_CHARS}]+|\b(?:{_trie(words)})\b)", re.IGNORECASE)
     # The same on the lower-cased text of an ASCII doc, case-sensitively (twice as fast): there
     # ignoring case is lower-casing, as only non-ASCII letters ("K", "ſ", "ı") fold otherwise.
-    lowered = [w.lower() for w in words]
+    lowered = [lower(w) for w in words]
     first = "".join(sorted({w[0] for w in lowered}))
     data["spelled_ascii_re"] = re.compile(
         rf"(?=[0-9{_FRACTION_CHARS}{re.escape(first)}])"
@@ -244,8 +245,8 @@ def parse_number(v: DocView, i: int) -> Num | None:
         if rest[:1] in "xX×" and rest[1:2].isdigit():
             return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
         if len(rest) >= 2 and rest.isalpha() and lookup_unit(rest) is None \
-                and rest.lower() not in SCALE_AFTER_CURRENCY and rest not in lex["scale"] \
-                and (rest.isupper() or any(c in "aeiouy" for c in rest.lower())):
+                and lower(rest) not in SCALE_AFTER_CURRENCY and rest not in lex["scale"] \
+                and (rest.isupper() or any(c in "aeiouy" for c in lower(rest))):
             # "860BOX", "2FA", "49ers", "4chan": a product, code or name, not a measurement;
             # a cluster without a vowel ("1cds") is more likely a unit symbol not known here
             return None
@@ -305,7 +306,7 @@ def _glued_currency(v: DocView, i: int) -> Num | None:
     if i > 0 and v.tok(i - 1) == "$" and not v.ws[i - 1] and code.isalpha():
         code = f"${code}"  # "$US20" is split as "$", "US20"
     unit = CURRENCY_PREFIX.get(code) or (
-        CURRENCY_PREFIX.get(code.lower()) if len(code) == 3 and code.isalpha() else None)
+        CURRENCY_PREFIX.get(lower(code)) if len(code) == 3 and code.isalpha() else None)
     if unit is None:
         return None
     return Num(float(m.group(2).replace(",", "")), i, i + 1, currency=unit)
@@ -365,7 +366,7 @@ def parse_spelled(v: DocView, i: int) -> Num | None:
                 current = (current or 1) * worth
             else:
                 total += (current or 1) * worth
-                current = 0
+                current = 0.0
         else:
             current += worth
         j += 1
@@ -403,9 +404,9 @@ def not_a_quantity_at(text: str, idx: int) -> bool:
     if before in _CLEAN_BEFORE and after in _CLEAN_AFTER:
         # A free-standing integer: only a month name or am/pm next to it can make it a date
         # or a time; skip the (slow) pattern scan otherwise.
-        prev_words = [w.lower() for w in text[max(0, idx - 24):idx].split()[-2:]]
+        prev_words = [lower(w) for w in text[max(0, idx - 24):idx].split()[-2:]]
         after_words = text[j:j + 12].split(None, 1)
-        next_word = after_words[0].lower().rstrip(".,") if after_words else ""
+        next_word = lower(after_words[0]).rstrip(".,") if after_words else ""
         if next_word[:3] not in _MONTHS and next_word not in _CLOCK and \
                 not (prev_words and (prev_words[-1] in _LABELS or prev_words[-1][:3] in _MONTHS
                                      or prev_words[0][:3] in _MONTHS)):
@@ -474,9 +475,9 @@ def after_name(v: DocView, i: int, sent_lo: int) -> bool:
         return False
     word = v.tok(i - 1)
     return (NAME_WORD.match(word) is not None and not v.is_sent_start(i - 1)
-            and word not in CURRENCY_PREFIX and word.lower() not in CURRENCY_PREFIX
-            and lookup_unit(word) is None and word.lower() not in lexicon()["before_words"]
-            and word.lower() not in lexicon()["not_names"]
+            and word not in CURRENCY_PREFIX and lower(word) not in CURRENCY_PREFIX
+            and lookup_unit(word) is None and lower(word) not in lexicon()["before_words"]
+            and lower(word) not in lexicon()["not_names"]
             and bool(v.ws[i - 1]))
 
 

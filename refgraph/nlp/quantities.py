@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind
 from ..units import lookup_unit, normalise, unit_words
@@ -388,7 +389,7 @@ class _Reading:
         v, num, j = self.v, self.num, self.j
         scale_words: dict[str, float] = self.lex["scale"]
         if self.glued:
-            low = self.glued.lower()
+            low = lower(self.glued)
             if self.unit and low.rstrip(".") in SCALE_AFTER_CURRENCY:
                 self.value *= SCALE_AFTER_CURRENCY[low.rstrip(".")]
                 self.trim = len(self.glued) - len(self.glued.rstrip("."))  # "$2.1T." ends a

@@ -14,6 +14,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..model import NodeKind
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
@@ -188,7 +189,7 @@ class ReferenceTagger:
         text = v.text
         covered: set[int] = set()
         for start, end, label in longest_matches(self.phrases, doc, v):
-            word = text[v.starts[start]:v.ends[end - 1]].lower()
+            word = lower(text[v.starts[start]:v.ends[end - 1]])
             if label.startswith("det:"):
                 kind = label[4:]
                 after_so = word == "that" and start > 0 and v.low(start - 1) == "so"

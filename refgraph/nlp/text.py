@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..casing import lower
 from ..memo import WordMemo
 from ..resources import load_words
 from .view import ALPHA, PUNCT, SPACE, DocView
@@ -35,7 +36,7 @@ def norm(word: str) -> str:
 
 
 def _norm(word: str) -> str:
-    w = word.lower()
+    w = lower(word)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):

@@ -17,6 +17,8 @@ from typing import Any, NamedTuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
+
 _KEY = "rg_view"
 RADIUS = 80  # tokens: the widest window a rule looks at around a cue
 SEED_KEY = "rg_text"  # set by a caller that already holds the text (doc.text rebuilds it)
@@ -156,7 +158,7 @@ def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
     if not len(doc):
         if has_sents is None:
             has_sents = doc.has_annotation("SENT_START")
-        return DocView(text, [], [0], has_sents, [], [], text.lower(), key, [], [], [])
+        return DocView(text, [], [0], has_sents, [], [], lower(text), key, [], [], [])
     arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
     starts, lengths, ws, sent_start, lows = arr.T.tolist()
     if has_sents is None:
@@ -168,14 +170,14 @@ def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
     sent_starts = [0]
     if has_sents:
         sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
-    lower = text.lower()
+    lowered = lower(text)
     words = [text[a:b] for a, b in zip(starts, ends, strict=True)]
-    if len(lower) == len(text):
-        lowers = [lower[a:b] for a, b in zip(starts, ends, strict=True)]
+    if len(lowered) == len(text):
+        lowers = [lowered[a:b] for a, b in zip(starts, ends, strict=True)]
     else:  # lower-casing changed a length ("İ"): per token, as spaCy does
-        lower = ""
-        lowers = [w.lower() for w in words]
-    return DocView(text, starts, sent_starts, has_sents, ends, ws, lower, key, lows, words,
+        lowered = ""
+        lowers = [lower(w) for w in words]
+    return DocView(text, starts, sent_starts, has_sents, ends, ws, lowered, key, lows, words,
                    lowers)
 
 
