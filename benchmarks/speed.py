@@ -21,6 +21,9 @@ measures, best of 3 runs, after the pipeline has been loaded and warmed up outsi
   earlier assembly (what a rebuild does) and with every fragment built afresh (what a cold
   build does).
 
+The header says which build of refgraph's hot modules ran (``refgraph.native``): compiled with
+mypyc by ``make``, or the pure-Python sources (``REFGRAPH_PURE=1`` forces them, to compare).
+
 Word counts are whitespace-separated words of the whole context. spaCy on CPU runs in one
 thread; the BLAS thread pools are pinned to one thread as well, before numpy is imported.
 
@@ -256,8 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     changed = rewrite(text, 0.05, args.seed)
     results = [measure(mode, text, changed) for mode in modes]
 
-    print(f"refgraph {refgraph.__version__}, spaCy {SPACY_VERSION}, Python "
-          f"{platform.python_version()}, {platform.machine()}; {args.words:,}-word context "
+    print(f"refgraph {refgraph.__version__} ({refgraph.native.build()}), spaCy {SPACY_VERSION}, "
+          f"Python {platform.python_version()}, {platform.machine()}; {args.words:,}-word context "
           f"(seed {args.seed}), best of {RUNS}")
     for r in results:
         print(f"{r.mode}: {r.blocks} blocks ({r.distinct_blocks} distinct), graph "
@@ -273,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             "words": args.words, "seed": args.seed, "runs": RUNS,
             "versions": {"refgraph": refgraph.__version__, "spacy": SPACY_VERSION,
                          "python": platform.python_version()},
+            "build": refgraph.native.build(),
             "results": [{**asdict(r), "overhead": r.overhead,
                          "cold_words_per_s": r.wps(r.cold_s),
                          "baseline_words_per_s": r.wps(r.baseline_s),

@@ -6,6 +6,8 @@
 ['block', 'identifier', 'quantity', 'referent', 'sentence']
 """
 
+# First: decides whether the compiled build or the pure-Python sources run (refgraph.native).
+from . import native as native
 from .analyze import Analyzer, analyze, lint
 from .blocks import Block, BlockKind, split_blocks
 from .buffer import ContextBuffer, Revision, Snapshot

@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 import networkx as nx
 
-from . import __version__
+from . import __version__, native
 from .analyze import Analyzer, analyze, lint
 from .buffer import ContextBuffer
 from .errors import InputError, RefgraphError, RewriteRejected
@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     ap = _ArgumentParser(
         prog="refgraph",
         description="Referent graphs of agent contexts: catch rewrites that corrupt memory.")
-    ap.add_argument("--version", action="version", version=f"refgraph {__version__}")
+    ap.add_argument("--version", action="version",
+                    version=f"refgraph {__version__}, {native.build()}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
 
     g = sub.add_parser("graph", help="print the referent graph of a text file")
