@@ -11,11 +11,12 @@ import itertools
 import operator
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from spacy.language import Language
+from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc
 
 from .blocks import Block, BlockKind
@@ -69,6 +70,12 @@ class Parser:
                 name for name, _ in self._own]:
             raise ValueError("refgraph's components must come after spaCy's own pipes")
         self._raw = [self.nlp.get_pipe(name) for name in RAW_COMPONENTS]
+        # Fast mode's only spaCy pipe is a sentencizer: the views find its sentences instead
+        # (refgraph.nlp.view.finalize), and the docs are only tokenized.
+        theirs = [proc for name, proc in self.nlp.pipeline if not name.startswith("refgraph_")]
+        self._sentence_punct: frozenset[str] | None = None
+        if len(theirs) == 1 and isinstance(theirs[0], Sentencizer) and not theirs[0].overwrite:
+            self._sentence_punct = frozenset(theirs[0].punct_chars)
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], ParsedBlock] = OrderedDict()
         self.parses = 0  # blocks actually run through spaCy
@@ -95,16 +102,19 @@ class Parser:
             self.nlp.max_length = longest + 1
         total = len(missing)
         with gc_paused():
-            docs = (make_doc(self.nlp, b.text, spans=False) for b in prose)
-            own = [name for name, _ in self._own]
-            piped = zip(prose, self.nlp.pipe(docs, disable=own), strict=True)
+            docs: Iterator[Doc] = (make_doc(self.nlp, b.text, spans=False) for b in prose)
+            punct = self._sentence_punct
+            if punct is None:
+                own = [name for name, _ in self._own]
+                docs = self.nlp.pipe(docs, disable=own)
+            piped = zip(prose, docs, strict=True)
             done = 0
             # Each component runs over a batch of docs before the next one starts (as
             # nlp.pipe does): one component's code and data stay in the CPU caches, where
             # running all eight per doc made each of them 20-30% slower.
             while batch := list(itertools.islice(piped, _BATCH)):
                 for _, doc in batch:
-                    finalize(doc)
+                    finalize(doc, punct)
                 for _, proc in self._own:
                     for k, (block, doc) in enumerate(batch):
                         out = proc(doc)

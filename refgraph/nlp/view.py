@@ -151,27 +151,36 @@ def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], wo
     return value
 
 
-def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
+def _compute(doc: Doc, text: str, has_sents: bool | None,
+             sentence_punct: frozenset[str] | None = None) -> DocView:
     """The view; ``has_sents`` is ``doc.has_annotation("SENT_START")``, or None to work it out
-    here from the token array that is read anyway."""
+    here from the token array that is read anyway. With ``sentence_punct``, sentence starts
+    are not read from the doc but found as spaCy's sentencizer with those characters would
+    set them (see :func:`finalize`)."""
     key = _flag_key(doc)
     if not len(doc):
-        if has_sents is None:
+        if sentence_punct is not None:
+            has_sents = True  # what has_annotation says of an empty doc after a sentencizer
+        elif has_sents is None:
             has_sents = doc.has_annotation("SENT_START")
         return DocView(text, [], [0], has_sents, [], [], lower(text), key, [], [], [])
     arr = doc.to_array(_ATTRS)  # one pass in C: no Token objects
     starts, lengths, ws, sent_start, lows = arr.T.tolist()
-    if has_sents is None:
-        # has_annotation("SENT_START") is true when a token after the first has a boundary
-        # set or unset explicitly (a non-zero value), else only for a doc of one token or
-        # with a "sents" hook: the array answers the usual case without a scan in spaCy.
-        has_sents = any(sent_start[1:]) or doc.has_annotation("SENT_START")
     ends = list(map(operator.add, starts, lengths))
-    sent_starts = [0]
-    if has_sents:
-        sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
-    lowered = lower(text)
     words = [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    if sentence_punct is not None:
+        has_sents = True
+        sent_starts = _sentencize(words, key, sentence_punct)
+    else:
+        if has_sents is None:
+            # has_annotation("SENT_START") is true when a token after the first has a boundary
+            # set or unset explicitly (a non-zero value), else only for a doc of one token or
+            # with a "sents" hook: the array answers the usual case without a scan in spaCy.
+            has_sents = any(sent_start[1:]) or doc.has_annotation("SENT_START")
+        sent_starts = [0]
+        if has_sents:
+            sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
+    lowered = lower(text)
     if len(lowered) == len(text):
         lowers = [lowered[a:b] for a, b in zip(starts, ends, strict=True)]
     else:  # lower-casing changed a length ("İ"): per token, as spaCy does
@@ -181,14 +190,45 @@ def _compute(doc: Doc, text: str, has_sents: bool | None) -> DocView:
                    lowers)
 
 
-def finalize(doc: Doc) -> DocView:
+def _sentencize(words: list[str], key: int, punct: frozenset[str]) -> list[int]:
+    """Sentence starts as ``spacy.pipeline.Sentencizer`` sets them: a sentence starts at the
+    first token, and at each token that is neither punctuation nor one of ``punct`` after a
+    token in ``punct`` (a closing quote or bracket after the full stop stays in the sentence).
+    """
+    table = _FLAG_TABLES[key]
+    known = table[1]
+    found = [0]
+    seen_period = False
+    for i, word in enumerate(words):
+        if word in punct:
+            seen_period = True
+        elif seen_period:
+            flags = known.get(word)
+            if flags is None:
+                flags = _flags_of(table, word)
+            if not flags & PUNCT:
+                found.append(i)  # i > 0: nothing is seen before the first token
+                seen_period = False
+    return found
+
+
+def finalize(doc: Doc, sentence_punct: frozenset[str] | None = None) -> DocView:
     """Compute the view once more and keep it for the doc's remaining components.
 
     For a caller (the block parser) that runs spaCy's own pipes first and only refgraph's
     components after them: nothing can change sentence bounds any more, so the components'
-    ``view(doc, refresh=True)`` need not rescan the doc.
+    ``view(doc, refresh=True)`` need not rescan the doc. A caller whose only spaCy pipe is a
+    sentencizer may skip it and pass its punctuation characters as ``sentence_punct``: the
+    view then holds the sentences that pipe would have set (the doc itself gets none), which
+    costs a tenth of running it (it makes a Python ``Token`` per token).
     """
-    v = view(doc, refresh=True)
+    if sentence_punct is None:
+        v = view(doc, refresh=True)
+    else:
+        data = doc.user_data
+        seeded = data.get(SEED_KEY)
+        text = seeded if isinstance(seeded, str) else doc.text
+        v = data[_KEY] = _compute(doc, text, True, sentence_punct)
     doc.user_data[FINAL_KEY] = True
     return v
 
