@@ -32,7 +32,7 @@ demo: $(NATIVE)
 # The suite runs twice: on the build that users get (compiled where it can be), then on the
 # pure-Python sources (REFGRAPH_PURE=1), which also runs the compiled modules' doctests.
 test: $(NATIVE)
-	$(BIN)/ruff check refgraph tests benchmarks tools
+	$(BIN)/ruff check refgraph tests benchmarks tools conftest.py
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 	REFGRAPH_PURE=1 $(BIN)/python -m pytest -q

@@ -81,11 +81,11 @@ def _manifest_matches() -> bool:
         recorded = json.loads(MANIFEST.read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    return (isinstance(recorded, dict) and recorded.get("python") == _python_tag()
+    return (isinstance(recorded, dict) and recorded.get("python") == python_tag()
             and recorded.get("sources") == source_hashes())
 
 
-def _python_tag() -> str:
+def python_tag() -> str:
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 

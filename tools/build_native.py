@@ -49,11 +49,9 @@ def _missing_toolchain() -> str:
     include = Path(sysconfig.get_paths()["include"])
     if not (include / "Python.h").is_file():
         return f"no Python headers ({include / 'Python.h'} is missing)"
-    try:
-        import mypyc  # noqa: F401  (part of mypy, a dev dependency)
-        import setuptools  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed (pip install -e '.[dev]')"
+    for needed in ("mypyc", "setuptools"):  # mypyc comes with mypy; both are dev dependencies
+        if importlib.util.find_spec(needed) is None:
+            return f"{needed} is not installed (pip install -e '.[dev]')"
     return ""
 
 
@@ -111,7 +109,7 @@ def build(native: ModuleType) -> None:
         clean(native)
         raise SystemExit("refgraph: the sources changed while they were compiled; run again")
     native.MANIFEST.write_text(json.dumps({
-        "python": native._python_tag(), "sources": hashes,
+        "python": native.python_tag(), "sources": hashes,
         "mypy": _mypy_version()}, indent=1) + "\n", "utf-8")
 
 
