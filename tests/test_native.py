@@ -43,6 +43,10 @@ print(json.dumps(out))
 """
 
 EDGE_TEXTS = [
+    # A word-final capital sigma in a mention's key and in what a quantity measures: the two
+    # places where a str.lower() without CPython's final-sigma rule changed a graph.
+    "The ΟΔΟΣ gateway must not exceed 3 retries.",
+    "The timeout of ΚΟΜΒΟΣ is 30 s.",
     "ΟΔΟΣ ΚΛΕΙΣΤΟΣ: the timeout is 30 s. ΣΟΦΟΣ said not to retry more than ３ times.",
     "İstanbul ﬁle ǅ: MAX_RETRIES=٣ and 2½ hours — 𝟓 GB cap; do not exceed 𝟓 GB.\u2028next",
     "user: the budget is €5,000\u00a0per month.\n\nassistant: therefore we must not spend more.",
