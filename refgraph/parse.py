@@ -74,8 +74,10 @@ class Parser:
         # (refgraph.nlp.view.finalize), and the docs are only tokenized.
         theirs = [proc for name, proc in self.nlp.pipeline if not name.startswith("refgraph_")]
         self._sentence_punct: frozenset[str] | None = None
-        if len(theirs) == 1 and isinstance(theirs[0], Sentencizer) and not theirs[0].overwrite:
-            self._sentence_punct = frozenset(theirs[0].punct_chars)
+        # Exactly spaCy's own class: a subclass may find sentences some other way.
+        only = theirs[0] if len(theirs) == 1 else None
+        if isinstance(only, Sentencizer) and type(only) is Sentencizer and not only.overwrite:
+            self._sentence_punct = frozenset(only.punct_chars)
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], ParsedBlock] = OrderedDict()
         self.parses = 0  # blocks actually run through spaCy

@@ -10,6 +10,7 @@ import ast
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -97,53 +98,105 @@ def test_pure_env_forces_the_sources() -> None:
     assert origin == str(native.source_path("refgraph.nlp.view"))
 
 
-def test_a_stale_build_is_never_loaded() -> None:
-    # The real select() with the manifest check answering "changed since": it must warn and
-    # put the source finder in place before the package imports anything compiled.
-    code = f"""
-import importlib.util, warnings
-spec = importlib.util.spec_from_file_location("probe", {str(ROOT / "refgraph/native.py")!r})
-probe = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(probe)
-probe._state = ""
-probe._manifest_matches = lambda: False
-probe.extension_files = lambda module: ["built"]
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    print(probe.select())
-print(len(caught))
-import refgraph.nlp.view as v
-print(v.__spec__.origin)
+_PROBE = """
+import sys, warnings
+warnings.simplefilter("always")
+import refgraph, refgraph.nlp.view, refgraph.nlp.quantities, refgraph.casing
+mods = [sys.modules[m] for m in refgraph.native.COMPILED]
+print(refgraph.native.build())
+print(sorted({"so" if str(m.__spec__.origin).endswith(".so") else "py" for m in mods}))
+print(refgraph.native.__file__)
 """
-    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=ROOT, check=True)
-    state, warned, origin = run.stdout.splitlines()
-    assert state == native.STALE
-    assert warned == "1"
-    assert origin == str(native.source_path("refgraph.nlp.view"))
 
 
-@pytest.mark.parametrize(("env", "built", "matches", "expected"), [
-    ("1", len(native.COMPILED) + 1, True, "pure Python (REFGRAPH_PURE is set)"),
-    ("", 0, False, "pure Python (not compiled)"),
-    ("0", len(native.COMPILED) + 1, True, native.COMPILED_STATE),
-    ("", len(native.COMPILED) + 1, False, native.STALE),  # sources edited since the build
-    ("", len(native.COMPILED), True, native.STALE),  # a module's file missing
+def _probe(package_root: Path, **env: str) -> tuple[str, str, str]:
+    """(build, kinds of files the compiled modules loaded from, where native.py is) for the
+    package under ``package_root``, in a fresh interpreter."""
+    base = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    base["PYTHONPATH"] = str(package_root)
+    run = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
+                         env={**base, **env}, cwd=package_root, check=True)
+    build, kinds, where = run.stdout.splitlines()
+    assert Path(where).is_relative_to(package_root)  # the copy ran, not the installed package
+    return build, kinds, run.stderr
+
+
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package, its compiled build (if any) and models/, copied to a temporary directory."""
+    root = tmp_path_factory.mktemp("copy")
+    shutil.copytree(ROOT / "refgraph", root / "refgraph",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "models", root / "models")
+    return root
+
+
+def test_a_copy_runs_the_build_this_process_runs(package_copy: Path) -> None:
+    build, kinds, _ = _probe(package_copy)
+    expected = native.build() if native.PURE_ENV not in os.environ else build
+    assert build == expected
+    assert kinds == ("['so']" if build == native.COMPILED_STATE else "['py']")
+    if build == native.COMPILED_STATE:
+        assert _probe(package_copy, REFGRAPH_PURE="0")[:2] == (build, kinds)  # "0": not set
+        assert _probe(package_copy, REFGRAPH_PURE="1")[:2] == (
+            f"pure Python ({native.PURE_ENV} is set)", "['py']")
+
+
+@pytest.mark.parametrize("edited", ["refgraph/nlp/view.py", "refgraph/model.py"])
+def test_a_stale_build_is_never_loaded(package_copy: Path, tmp_path: Path, edited: str) -> None:
+    # An edit to a compiled module, or to a module the compiled code was built against: every
+    # compiled module then loads from its source, with one warning, until the next build.
+    root = tmp_path / "edited"
+    shutil.copytree(package_copy, root)
+    with (root / edited).open("a", encoding="utf-8") as f:
+        f.write("\n# edited after the build\n")
+    build, kinds, err = _probe(root)
+    assert kinds == "['py']"
+    if (package_copy / "refgraph/_native/manifest.json").exists():
+        assert build == native.STALE
+        assert err.count("out of date") == 1
+    else:
+        assert build == "pure Python (not compiled)"
+
+
+def test_extension_modules_never_sit_beside_the_sources() -> None:
+    # Only refgraph.native's hook loads compiled code: an extension module beside its source
+    # would be imported by any checkout, stale or not.
+    stray = [p for p in native.PACKAGE_DIR.rglob("*")
+             if p.suffix in (".so", ".pyd") and native.BUILD_DIR not in p.parents]
+    assert stray == []
+
+
+@pytest.mark.parametrize(("env", "built", "current", "expected"), [
+    ("1", True, True, "pure Python (REFGRAPH_PURE is set)"),
+    ("", False, False, "pure Python (not compiled)"),
+    ("0", True, True, native.COMPILED_STATE),
+    ("", True, False, native.STALE),
 ])
-def test_decide(env: str, built: int, matches: bool, expected: str) -> None:
-    assert native.decide(env, built, matches) == expected
+def test_decide(env: str, built: bool, current: bool, expected: str) -> None:
+    assert native.decide(env, built, current) == expected
+
+
+def test_dependencies_cover_what_the_compiled_code_imports() -> None:
+    deps = native.dependencies()
+    assert set(native.COMPILED) <= set(deps)
+    # model (node kinds), units (pint) and nlp.pipeline are imported by compiled modules.
+    assert {"refgraph.model", "refgraph.units", "refgraph.nlp.pipeline"} <= set(deps)
+    assert "refgraph.cli" not in deps  # the CLI is not built into the compiled code
 
 
 def test_manifest_records_the_sources_it_was_built_from() -> None:
-    if not native.MANIFEST.exists():
+    recorded = native.read_manifest()
+    if recorded is None:
         assert not native.is_compiled()
         return
-    recorded = json.loads(native.MANIFEST.read_text("utf-8"))
-    assert set(recorded["sources"]) == set(native.COMPILED)
+    assert recorded["compiled"] == list(native.COMPILED)
+    sources = recorded["sources"]
+    assert isinstance(sources, dict)
+    assert sorted(sources) == native.dependencies()
     digest = hashlib.sha256(native.source_path("refgraph.casing").read_bytes()).hexdigest()
-    assert native.is_compiled() == (recorded["sources"]["refgraph.casing"] == digest
-                                    and native.PURE_ENV not in os.environ)
+    pure = os.environ.get(native.PURE_ENV, "") not in ("", "0")
+    assert native.is_compiled() == (sources["refgraph.casing"] == digest and not pure)
 
 
 @pytest.mark.parametrize("module", [m for m in native.COMPILED if m != "refgraph.casing"])

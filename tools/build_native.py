@@ -1,15 +1,17 @@
-"""Compile refgraph's graph-building hot path with mypyc into extension modules in the package.
+"""Compile refgraph's graph-building hot path with mypyc, into ``refgraph/_native/``.
 
     python tools/build_native.py [--clean] [--require]
 
 The modules listed in ``refgraph.native.COMPILED`` are compiled as they are (mypyc, part of mypy,
-reads their type hints), in a temporary directory; the extension modules are then moved beside
-their sources and ``refgraph/native-build.json`` records the sources' hashes, so a later edit
-makes ``refgraph`` fall back to the sources until this is run again (see ``refgraph.native``).
+reads their type hints), in a temporary directory; the extension modules then replace
+``refgraph/_native/`` as a whole, with a manifest of the sha256 of every source the build was
+made from (``refgraph.native.dependencies()``). Run again, it does nothing while that manifest
+still matches, so ``make`` calls it every time.
 
-Without a C compiler or Python's headers this prints why and exits 0: refgraph then runs as
-pure Python, only slower. ``--require`` makes that an error (exit 1), as does any failure of
-the compilation itself. ``--clean`` removes a compiled build.
+Where nothing can be compiled (no C compiler, no Python headers), it says why, removes a build
+that no longer matches its sources, and exits 0: refgraph then runs as pure Python, slower.
+``--require`` (or ``REFGRAPH_REQUIRE_NATIVE=1``, which CI sets) makes that an error, exit 1; a
+failing compilation always is. ``--clean`` removes the compiled build.
 """
 
 from __future__ import annotations
@@ -55,13 +57,23 @@ def _missing_toolchain() -> str:
     return ""
 
 
+def _staged(native: ModuleType) -> Path:
+    return Path(native.BUILD_DIR).with_name("_native.new")
+
+
 def clean(native: ModuleType) -> int:
+    """Remove the compiled build, and any extension module left beside the sources (where an
+    earlier layout put them): those would shadow the sources in any checkout."""
     removed = 0
-    for module in (*native.COMPILED, native.GROUP):
-        for path in native.extension_files(module):
+    if native.BUILD_DIR.exists():
+        removed += sum(1 for p in native.BUILD_DIR.rglob("*") if p.is_file())
+        shutil.rmtree(native.BUILD_DIR)
+    staged = _staged(native)
+    for path in native.PACKAGE_DIR.rglob("*"):
+        if path.is_file() and path.name.endswith((".so", ".pyd")) and \
+                staged not in path.parents:
             path.unlink()
             removed += 1
-    native.MANIFEST.unlink(missing_ok=True)
     return removed
 
 
@@ -76,41 +88,39 @@ setup(name="refgraph-native", script_args=["build_ext", "--build-lib", "out"],
 
 
 def build(native: ModuleType) -> None:
+    modules = native.dependencies()
+    hashes = native.source_hashes(modules)
     # The project's mypy settings (strict; stubs that are missing on purpose), as `make test`.
-    sources = ["--config-file", str(ROOT / "pyproject.toml"),
-               *(str(native.source_path(m)) for m in native.COMPILED)]
-    hashes = native.source_hashes()
+    args = ["--config-file", str(ROOT / "pyproject.toml"),
+            *(str(native.source_path(m)) for m in native.COMPILED)]
     with tempfile.TemporaryDirectory(prefix="refgraph-native-") as tmp:
         # A directory of its own: mypyc writes C and objects under the working directory, and
         # the modules land under out/ by their dotted names.
         (Path(tmp) / "setup_native.py").write_text(_SETUP, "utf-8")
-        run = subprocess.run([sys.executable, "setup_native.py", *sources], cwd=tmp,
+        run = subprocess.run([sys.executable, "setup_native.py", *args], cwd=tmp,
                              capture_output=True, text=True, check=False)
         if run.returncode != 0:
             sys.stderr.write(run.stdout[-4000:] + run.stderr[-4000:])
             raise SystemExit(f"refgraph: compiling with mypyc failed (exit {run.returncode}); "
                              "the output is above")
         out = Path(tmp) / "out"
-        built = {m: sorted((out / native.source_path(m).relative_to(ROOT)).parent.glob(
-            native.source_path(m).stem + ".*.so")) for m in (*native.COMPILED, native.GROUP)}
-        if not all(built.values()):
-            raise SystemExit("refgraph: mypyc built no module for " +
-                             ", ".join(m for m, paths in built.items() if not paths))
-        clean(native)  # no stale module of another Python version is left beside new ones
-        for module, paths in built.items():
-            for path in paths:
-                target = native.source_path(module).parent / path.name
-                # Copy, then rename over: a process that has the old build loaded keeps its
-                # mapping of the old file instead of reading a half-written one.
-                part = target.with_name(target.name + ".part")
-                shutil.copyfile(path, part)
-                os.replace(part, target)
-    if native.source_hashes() != hashes:
+        missing = [m for m in (*native.COMPILED, native.GROUP)
+                   if not list(out.joinpath(*m.split(".")).parent.glob(
+                       m.rpartition(".")[2] + ".*"))]
+        if missing:
+            raise SystemExit("refgraph: mypyc built no module for " + ", ".join(missing))
+        if native.source_hashes(modules) != hashes:
+            raise SystemExit("refgraph: the sources changed while they were compiled; run again")
+        (out / "manifest.json").write_text(json.dumps({
+            "python": native.python_tag(), "compiled": list(native.COMPILED),
+            "sources": hashes, "mypy": _mypy_version()}, indent=1) + "\n", "utf-8")
+        # Swap whole directories: a process that has the old build loaded keeps its mapping
+        # of the old files; a new one sees either the old build or the new one, never a mix.
+        staged = _staged(native)
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.copytree(out, staged, ignore=shutil.ignore_patterns("*.o", "*.c", "*.h"))
         clean(native)
-        raise SystemExit("refgraph: the sources changed while they were compiled; run again")
-    native.MANIFEST.write_text(json.dumps({
-        "python": native.python_tag(), "sources": hashes,
-        "mypy": _mypy_version()}, indent=1) + "\n", "utf-8")
+        os.replace(staged, native.BUILD_DIR)
 
 
 def _mypy_version() -> str:
@@ -129,11 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean:
         print(f"refgraph: removed {clean(native)} compiled files")
         return 0
+    if native.build_is_current(native.read_manifest()):
+        print("refgraph: the compiled build is up to date", file=sys.stderr)
+        return 0
     why = _missing_toolchain()
     if why:
-        print(f"refgraph: not compiling: {why}; the pure-Python build runs (slower)",
+        stale = clean(native)
+        print(f"refgraph: not compiling: {why}; the pure-Python build runs (slower)"
+              + (f"; removed the out-of-date build ({stale} files)" if stale else ""),
               file=sys.stderr)
-        return 1 if args.require else 0
+        required = args.require or os.environ.get("REFGRAPH_REQUIRE_NATIVE", "") not in ("", "0")
+        return 1 if required else 0
     t0 = time.perf_counter()
     print(f"refgraph: compiling {len(native.COMPILED)} modules with mypyc (about a minute)...",
           file=sys.stderr)

@@ -218,9 +218,10 @@ def finalize(doc: Doc, sentence_punct: frozenset[str] | None = None) -> DocView:
     For a caller (the block parser) that runs spaCy's own pipes first and only refgraph's
     components after them: nothing can change sentence bounds any more, so the components'
     ``view(doc, refresh=True)`` need not rescan the doc. A caller whose only spaCy pipe is a
-    sentencizer may skip it and pass its punctuation characters as ``sentence_punct``: the
-    view then holds the sentences that pipe would have set (the doc itself gets none), which
-    costs a tenth of running it (it makes a Python ``Token`` per token).
+    sentencizer may skip it on a doc fresh from the tokenizer (no sentence starts set) and pass
+    its punctuation characters as ``sentence_punct``: the view then holds the sentences that
+    pipe would have set (the doc itself gets none), which costs a tenth of running it (it
+    makes a Python ``Token`` per token).
     """
     if sentence_punct is None:
         v = view(doc, refresh=True)
