@@ -68,6 +68,10 @@ def clean(native: ModuleType) -> int:
     if native.BUILD_DIR.exists():
         removed += sum(1 for p in native.BUILD_DIR.rglob("*") if p.is_file())
         shutil.rmtree(native.BUILD_DIR)
+    legacy = Path(native.PACKAGE_DIR) / "native-build.json"  # the earlier layout's manifest
+    if legacy.exists():
+        legacy.unlink()
+        removed += 1
     staged = _staged(native)
     for path in native.PACKAGE_DIR.rglob("*"):
         if path.is_file() and path.name.endswith((".so", ".pyd")) and \
