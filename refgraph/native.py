@@ -106,14 +106,19 @@ def source_hashes(modules: Sequence[str]) -> dict[str, str]:
     return {m: hashlib.sha256(source_path(m).read_bytes()).hexdigest() for m in modules}
 
 
+def env_flag(name: str) -> bool:
+    """Whether environment variable ``name`` is set to anything but empty or ``0``."""
+    return os.environ.get(name, "") not in ("", "0")
+
+
 def python_tag() -> str:
     """The interpreter a compiled build is for (its extension modules load in no other)."""
     return f"{sys.implementation.cache_tag}-{sys.platform}"
 
 
-def extension_path(module: str) -> Path | None:
-    """The compiled build's extension module for ``module``, if there is one."""
-    stem = BUILD_DIR.joinpath(*module.split("."))
+def extension_path(module: str, root: Path = BUILD_DIR) -> Path | None:
+    """The extension module for ``module`` in a build under ``root``, if there is one."""
+    stem = root.joinpath(*module.split("."))
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = stem.with_name(stem.name + suffix)
         if path.is_file():
@@ -147,16 +152,16 @@ def build_is_current(recorded: dict[str, object] | None) -> bool:
     return all(extension_path(m) is not None for m in (*COMPILED, GROUP))
 
 
-def decide(pure_env: str, built: bool, current: bool) -> str:
-    """Which build runs, given ``$REFGRAPH_PURE``, whether a compiled build exists, and
-    whether it is current (:func:`build_is_current`).
+def decide(pure: bool, built: bool, current: bool) -> str:
+    """Which build runs, given whether ``$REFGRAPH_PURE`` is set (:func:`env_flag`), whether a
+    compiled build exists, and whether it is current (:func:`build_is_current`).
 
-    >>> decide("", built=True, current=True)
+    >>> decide(False, built=True, current=True)
     'compiled with mypyc'
-    >>> decide("", built=True, current=False)
+    >>> decide(False, built=True, current=False)
     'pure Python (the compiled build is out of date: run `make native`)'
     """
-    if pure_env not in ("", "0"):
+    if pure:
         return f"pure Python ({PURE_ENV} is set)"
     if not built:
         return "pure Python (not compiled)"
@@ -170,10 +175,8 @@ class _ExtensionFinder(importlib.abc.MetaPathFinder):
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if fullname not in COMPILED and fullname != GROUP:
             return None
-        found = extension_path(fullname)
-        if found is None:  # checked complete at select(); removed since: the source runs
-            return None
-        return importlib.util.spec_from_file_location(fullname, found)
+        found = extension_path(fullname)  # all there when select() installed this finder
+        return None if found is None else importlib.util.spec_from_file_location(fullname, found)
 
 
 _state = ""
@@ -185,10 +188,9 @@ def select() -> str:
     global _state
     if _state:
         return _state
-    pure_env = os.environ.get(PURE_ENV, "")
+    pure = env_flag(PURE_ENV)
     built = MANIFEST.is_file()
-    current = pure_env in ("", "0") and built and build_is_current(read_manifest())
-    _state = decide(pure_env, built, current)
+    _state = decide(pure, built, not pure and built and build_is_current(read_manifest()))
     if _state == STALE:
         warnings.warn(f"refgraph: {_state}", RuntimeWarning, stacklevel=2)
     elif _state == COMPILED_STATE:

@@ -74,7 +74,8 @@ class Parser:
         # (refgraph.nlp.view.finalize), and the docs are only tokenized.
         theirs = [proc for name, proc in self.nlp.pipeline if not name.startswith("refgraph_")]
         self._sentence_punct: frozenset[str] | None = None
-        # Exactly spaCy's own class: a subclass may find sentences some other way.
+        # Exactly spaCy's own class (isinstance narrows the type for mypy): a subclass may find
+        # sentences some other way.
         only = theirs[0] if len(theirs) == 1 else None
         if isinstance(only, Sentencizer) and type(only) is Sentencizer and not only.overwrite:
             self._sentence_punct = frozenset(only.punct_chars)

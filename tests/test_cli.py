@@ -23,9 +23,7 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
-    version = capsys.readouterr().out
-    assert __version__ in version
-    assert ("compiled with mypyc" in version) or ("pure Python (" in version)  # which build runs
+    assert __version__ in capsys.readouterr().out  # the exact line: tests/test_native.py
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
     assert exc.value.code == 0

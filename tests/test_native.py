@@ -133,7 +133,9 @@ def package_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_copy_runs_the_build_this_process_runs(package_copy: Path) -> None:
     build, kinds, _ = _probe(package_copy)
-    expected = native.build() if native.PURE_ENV not in os.environ else build
+    # What this tree's build state gives without the variable (this process may have it set).
+    expected = native.decide(False, native.MANIFEST.is_file(),
+                             native.build_is_current(native.read_manifest()))
     assert build == expected
     assert kinds == ("['so']" if build == native.COMPILED_STATE else "['py']")
     if build == native.COMPILED_STATE:
@@ -167,14 +169,21 @@ def test_extension_modules_never_sit_beside_the_sources() -> None:
     assert stray == []
 
 
-@pytest.mark.parametrize(("env", "built", "current", "expected"), [
-    ("1", True, True, "pure Python (REFGRAPH_PURE is set)"),
-    ("", False, False, "pure Python (not compiled)"),
-    ("0", True, True, native.COMPILED_STATE),
-    ("", True, False, native.STALE),
+@pytest.mark.parametrize(("pure", "built", "current", "expected"), [
+    (True, True, True, "pure Python (REFGRAPH_PURE is set)"),
+    (False, False, False, "pure Python (not compiled)"),
+    (False, True, True, native.COMPILED_STATE),
+    (False, True, False, native.STALE),
 ])
-def test_decide(env: str, built: bool, current: bool, expected: str) -> None:
-    assert native.decide(env, built, current) == expected
+def test_decide(pure: bool, built: bool, current: bool, expected: str) -> None:
+    assert native.decide(pure, built, current) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", False), ("0", False), ("1", True),
+                                                 ("yes", True)])
+def test_env_flag(value: str, expected: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFGRAPH_TEST_FLAG", value)
+    assert native.env_flag("REFGRAPH_TEST_FLAG") is expected
 
 
 def test_dependencies_cover_what_the_compiled_code_imports() -> None:
@@ -195,7 +204,7 @@ def test_manifest_records_the_sources_it_was_built_from() -> None:
     assert isinstance(sources, dict)
     assert sorted(sources) == native.dependencies()
     digest = hashlib.sha256(native.source_path("refgraph.casing").read_bytes()).hexdigest()
-    pure = os.environ.get(native.PURE_ENV, "") not in ("", "0")
+    pure = native.env_flag(native.PURE_ENV)
     assert native.is_compiled() == (sources["refgraph.casing"] == digest and not pure)
 
 

@@ -109,8 +109,7 @@ def build(native: ModuleType) -> None:
                              "the output is above")
         out = Path(tmp) / "out"
         missing = [m for m in (*native.COMPILED, native.GROUP)
-                   if not list(out.joinpath(*m.split(".")).parent.glob(
-                       m.rpartition(".")[2] + ".*"))]
+                   if native.extension_path(m, out) is None]
         if missing:
             raise SystemExit("refgraph: mypyc built no module for " + ", ".join(missing))
         if native.source_hashes(modules) != hashes:
@@ -119,10 +118,10 @@ def build(native: ModuleType) -> None:
             "python": native.python_tag(), "compiled": list(native.COMPILED),
             "sources": hashes, "mypy": _mypy_version()}, indent=1) + "\n", "utf-8")
         # Swap whole directories: a process that has the old build loaded keeps its mapping
-        # of the old files; a new one sees either the old build or the new one, never a mix.
+        # of the old files; a new one finds a complete build or, for a moment, none.
         staged = _staged(native)
         shutil.rmtree(staged, ignore_errors=True)
-        shutil.copytree(out, staged, ignore=shutil.ignore_patterns("*.o", "*.c", "*.h"))
+        shutil.copytree(out, staged)  # out/ holds the extension modules only
         clean(native)
         os.replace(staged, native.BUILD_DIR)
 
@@ -152,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"refgraph: not compiling: {why}; the pure-Python build runs (slower)"
               + (f"; removed the out-of-date build ({stale} files)" if stale else ""),
               file=sys.stderr)
-        required = args.require or os.environ.get("REFGRAPH_REQUIRE_NATIVE", "") not in ("", "0")
+        required = args.require or native.env_flag("REFGRAPH_REQUIRE_NATIVE")
         return 1 if required else 0
     t0 = time.perf_counter()
     print(f"refgraph: compiling {len(native.COMPILED)} modules with mypyc (about a minute)...",
