@@ -140,13 +140,22 @@ class Fragment:
     constraints: list[_Spot] = field(default_factory=list)
     mentions: list[_Spot] = field(default_factory=list)
     deictics: list[tuple[str, str, str]] = field(default_factory=list)  # (id, head, kind)
+    # Copies for the other block ids this content has had (renamed), kept for the next build.
+    renames: dict[str, Fragment] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, block: Block, pb: ParsedBlock) -> Fragment:
         return _FragmentBuilder(block).build(pb)
 
     def renamed(self, bid: str) -> Fragment:
-        """The same fragment for a block with id ``bid``."""
+        """The same fragment for a block with id ``bid`` (made once per id: fragments are
+        never changed once built, so a copy can serve every later build)."""
+        copy = self.renames.get(bid)
+        if copy is None:
+            copy = self.renames[bid] = self._renamed(bid)
+        return copy
+
+    def _renamed(self, bid: str) -> Fragment:
         n = len(self.bid)
 
         def rename(spots: list[_Spot]) -> list[_Spot]:
@@ -544,10 +553,7 @@ class Assembly:
                 # what a reader checks first; a pronoun with no mention before it is dangling.
                 target = mentions.latest(k, start)
             if target is not None:
-                key = _E[EdgeKind.REFERS_TO]
-                keydict = self.succ[nid].setdefault(target, {})
-                self.pred[target][nid] = keydict
-                keydict[key] = {"kind": key}
+                self._link(nid, target, _E[EdgeKind.REFERS_TO], None, False)
             d["resolved"] = target is not None
 
 
@@ -578,20 +584,24 @@ class _Blocks:
         return None
 
 
+def _referent_data(ref_kind: str, key: str, text: str, start: int, end: int) -> dict[str, Any]:
+    """Referent node data, at the referent's first occurrence."""
+    return {"kind": _REFERENT, "text": text, "start": start, "end": end, "ref_kind": ref_kind,
+            "key": key}
+
+
 def _named(kind: str, text: str, start: int, end: int, a: dict[str, Any] | None) -> dict[str, Any]:
     """Referent node data at its first occurrence, a name of ``kind`` (see _NAMING)."""
     assert a is not None  # a name has its key among its attributes
     ref_kind, _, attr = _NAMING[kind]
-    return {"kind": _REFERENT, "text": text, "start": start, "end": end, "ref_kind": ref_kind,
-            "key": str(a[attr])}
+    return _referent_data(ref_kind, str(a[attr]), text, start, end)
 
 
 def _referent(ref: tuple[str, str, int, int], text: str, off: int) -> dict[str, Any]:
     """Referent node data at its first occurrence: ``ref`` is (ref kind value, key, start,
     end) with offsets relative to the block whose text is ``text``, which starts at ``off``."""
     ref_kind, key, start, end = ref
-    return {"kind": _REFERENT, "text": text[start:end], "start": start + off,
-            "end": end + off, "ref_kind": ref_kind, "key": key}
+    return _referent_data(ref_kind, key, text[start:end], start + off, end + off)
 
 
 def _latest_before(items: list[tuple[int, str]], start: int,
