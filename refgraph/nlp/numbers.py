@@ -141,7 +141,6 @@ def _not_quantity_re() -> re.Pattern[str]:
 
 
 _MATCH_START = r"(?=(?<!\w)\w|#)"  # where a not-a-quantity match can begin
-_STARTS = re.compile(_MATCH_START + r"[\w#]")
 
 
 @cache
@@ -415,33 +414,17 @@ def not_a_quantity_at(text: str, idx: int) -> bool:
     # scanning far past idx, each match resuming the scan at its end as finditer does.
     hi = min(n, idx + _WINDOW)
     at = max(0, idx - _WINDOW)
-    if hi - idx == _WINDOW:
-        # Matches that begin at most _WINDOW characters before hi, i.e. at or before idx.
-        search = _not_quantity_upto().search
-        while (m := search(text, at, hi)) is not None:
-            if m.end() > idx:
-                # A match made only of digits excludes nothing (the hex pattern matches
-                # "1234567").
-                return not m.group().isdigit()
-            if m.end() == m.start():
-                return _covered_by_scan(text, idx)  # an empty match: finditer's rules decide
-            at = m.end()
-        return False
-    # Near the end of the text: the patterns are tried only where a match can begin (the
-    # scan's other positions fail the lookahead).
-    match = _not_quantity_re().match
-    for start in _STARTS.finditer(text, at, idx + 1):
-        q = start.start()
-        if q < at:
-            continue  # inside the last match
-        m = match(text, q, hi)
-        if m is None:
-            continue
+    # With _WINDOW characters after idx, the search tries only positions up to idx (see
+    # _not_quantity_upto); near the end of the text it may find a match past idx, and stops.
+    search = (_not_quantity_upto() if hi - idx == _WINDOW else _not_quantity_re()).search
+    while (m := search(text, at, hi)) is not None:
+        if m.start() > idx:
+            return False
         if m.end() > idx:
             # A match made only of digits excludes nothing (the hex pattern matches "1234567").
             return not m.group().isdigit()
-        if m.end() == q:
-            return _covered_by_scan(text, idx)  # an empty match: finditer's own rules decide
+        if m.end() == m.start():
+            return _covered_by_scan(text, idx)  # an empty match: finditer's rules decide
         at = m.end()
     return False
 
@@ -474,10 +457,12 @@ def after_name(v: DocView, i: int, sent_lo: int) -> bool:
     if i == sent_lo or not v.tok(i).isdigit():
         return False
     word = v.tok(i - 1)
-    return (NAME_WORD.match(word) is not None and not v.is_sent_start(i - 1)
-            and word not in CURRENCY_PREFIX and lower(word) not in CURRENCY_PREFIX
-            and lookup_unit(word) is None and lower(word) not in lexicon()["before_words"]
-            and lower(word) not in lexicon()["not_names"]
+    if NAME_WORD.match(word) is None or v.is_sent_start(i - 1) or word in CURRENCY_PREFIX:
+        return False
+    low = lower(word)
+    lex = lexicon()
+    return (low not in CURRENCY_PREFIX and lookup_unit(word) is None
+            and low not in lex["before_words"] and low not in lex["not_names"]
             and bool(v.ws[i - 1]))
 
 
