@@ -62,10 +62,7 @@ class DocView(NamedTuple):
     def flags(self, i: int) -> int:
         """Lexical flags of token ``i``: ``PUNCT | ALPHA | NUM | SPACE`` bits, as
         ``doc[i].is_punct``, ``.is_alpha``, ``.like_num``, ``.is_space`` say."""
-        word = self.words[i]
-        table = _FLAG_TABLES[self.flag_key]
-        found = table[1].get(word)
-        return found if found is not None else _flags_of(table, word)
+        return _word_flags(self.flag_key, self.words[i])
 
     def is_sent_start(self, i: int) -> bool:
         """``doc[i].is_sent_start is True``."""
@@ -113,10 +110,14 @@ def view(doc: Doc, *, refresh: bool = False) -> DocView:
             return cached
     else:
         has_sents = None  # read from the token array (see _compute)
-    seeded = data.get(SEED_KEY)
-    text = seeded if isinstance(seeded, str) else doc.text
-    result = data[_KEY] = _compute(doc, text, has_sents)
+    result = data[_KEY] = _compute(doc, _text(doc), has_sents)
     return result
+
+
+def _text(doc: Doc) -> str:
+    """The doc's text: as seeded (see :func:`seed`), else rebuilt by spaCy."""
+    seeded = doc.user_data.get(SEED_KEY)
+    return seeded if isinstance(seeded, str) else doc.text
 
 
 _FIELDS = len(DocView._fields)
@@ -141,6 +142,13 @@ def _flag_key(doc: Doc) -> int:
     return len(_FLAG_TABLES) - 1
 
 
+def _word_flags(key: int, word: str) -> int:
+    """The flags of ``word`` by flag table ``key`` (see :meth:`DocView.flags`)."""
+    table = _FLAG_TABLES[key]
+    found = table[1].get(word)
+    return found if found is not None else _flags_of(table, word)
+
+
 def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], word: str) -> int:
     value = 0
     for func, (_, bit) in zip(table[0], _FLAG_ATTRS, strict=True):
@@ -151,7 +159,7 @@ def _flags_of(table: tuple[tuple[Callable[[str], Any], ...], dict[str, int]], wo
     return value
 
 
-def _compute(doc: Doc, text: str, has_sents: bool | None,
+def _compute(doc: Doc, text: str, has_sents: bool | None = None,
              sentence_punct: frozenset[str] | None = None) -> DocView:
     """The view; ``has_sents`` is ``doc.has_annotation("SENT_START")``, or None to work it out
     here from the token array that is read anyway. With ``sentence_punct``, sentence starts
@@ -195,20 +203,14 @@ def _sentencize(words: list[str], key: int, punct: frozenset[str]) -> list[int]:
     first token, and at each token that is neither punctuation nor one of ``punct`` after a
     token in ``punct`` (a closing quote or bracket after the full stop stays in the sentence).
     """
-    table = _FLAG_TABLES[key]
-    known = table[1]
     found = [0]
     seen_period = False
     for i, word in enumerate(words):
         if word in punct:
             seen_period = True
-        elif seen_period:
-            flags = known.get(word)
-            if flags is None:
-                flags = _flags_of(table, word)
-            if not flags & PUNCT:
-                found.append(i)  # i > 0: nothing is seen before the first token
-                seen_period = False
+        elif seen_period and not _word_flags(key, word) & PUNCT:
+            found.append(i)  # i > 0: nothing is seen before the first token
+            seen_period = False
     return found
 
 
@@ -226,10 +228,7 @@ def finalize(doc: Doc, sentence_punct: frozenset[str] | None = None) -> DocView:
     if sentence_punct is None:
         v = view(doc, refresh=True)
     else:
-        data = doc.user_data
-        seeded = data.get(SEED_KEY)
-        text = seeded if isinstance(seeded, str) else doc.text
-        v = data[_KEY] = _compute(doc, text, True, sentence_punct)
+        v = doc.user_data[_KEY] = _compute(doc, _text(doc), sentence_punct=sentence_punct)
     doc.user_data[FINAL_KEY] = True
     return v
 
