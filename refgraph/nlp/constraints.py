@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import bisect
 from functools import cache
-from itertools import compress
-from operator import itemgetter
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -21,7 +19,7 @@ from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .lexicon import longest_matches, phrase_matcher
 from .negation import value_no
-from .records import add_attrs, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records_of
 from .text import (
     CLAUSE_PUNCT,
     at_clause_start,
@@ -36,10 +34,9 @@ from .text import (
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_constraints"
-_QUANTITY = NodeKind.QUANTITY.value  # plain strs: records hold kinds as such
-_IDENTIFIER = NodeKind.IDENTIFIER.value
-_IS_IDENTIFIER = frozenset((_IDENTIFIER,)).__contains__
-_KIND = itemgetter(0)  # of a raw record
+# Record kinds are plain strs in the records.
+_QUANTITY = frozenset({NodeKind.QUANTITY.value})
+_IDENTIFIER = frozenset({NodeKind.IDENTIFIER.value})
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
@@ -116,7 +113,7 @@ class ConstraintTagger:
                         kind = base
                 elif base == "limit":
                     if quantity_starts is None:
-                        quantity_starts = _starts_of(doc, _QUANTITY)
+                        quantity_starts = _quantity_starts(doc)
                     k = bisect.bisect_left(quantity_starts, v.starts[lo])
                     if k < len(quantity_starts) and quantity_starts[k] < v.ends[hi - 1]:
                         kind = base
@@ -145,18 +142,15 @@ class ConstraintTagger:
         return doc
 
 
-def _starts_of(doc: Doc, kind: str) -> list[int]:
-    """Sorted start offsets of the doc's records of ``kind``."""
-    raw = raw_records(doc)
-    return sorted([r[1] for r in compress(raw, map(frozenset((kind,)).__contains__,
-                                                   map(_KIND, raw)))])
+def _quantity_starts(doc: Doc) -> list[int]:
+    """Sorted start offsets of the doc's quantity records."""
+    return sorted([r[1] for r in raw_records_of(doc, _QUANTITY)])
 
 
 def _identifiers(doc: Doc) -> list[tuple[int, int, str]]:
     """(start, end, name) of the doc's identifier records, sorted."""
-    raw = raw_records(doc)
-    return sorted([(s, e, str(a.get("name", ""))) for _, s, e, a in compress(
-        raw, map(_IS_IDENTIFIER, map(_KIND, raw)))])
+    return sorted([(s, e, str(a.get("name", "")))
+                   for _, s, e, a in raw_records_of(doc, _IDENTIFIER)])
 
 
 def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed: bool) -> bool:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from itertools import chain, compress, repeat
-from operator import itemgetter, sub
+from itertools import chain, repeat
+from operator import sub
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -21,7 +21,7 @@ from spacy.tokens import Doc, Span
 from ..memo import WordMemo
 from ..model import NodeKind, Scalar
 from .lexicon import phrase_matcher
-from .records import add_attrs, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records_of
 from .text import (
     DETERMINERS,
     ascii_classes,
@@ -46,7 +46,6 @@ _CAPITAL = re.compile(r"[A-Z](?<!\w.)")
 _START = re.Match.start
 _END = re.Match.end
 _SPACE_CAPITAL = re.compile(b" A")  # in the class bytes: a capital after a non-word character
-_KIND = itemgetter(0)  # of a raw record
 # Letters that match an ASCII letter of a determiner only case-insensitively ("İts"): a text
 # holding one takes the full regex, which is what defines the candidates.
 _CASE_ODD = re.compile("[\u0130\u0131\u017f\u212a]")
@@ -124,9 +123,7 @@ class EntityTagger:
         # Quantities, identifiers and handles are referents of their own kinds already.
         blocked: set[int] = set()
         starts = v.starts
-        raw = raw_records(doc)
-        # Most records are of other kinds (negations, hedges ...): pick these out in C.
-        for _, start, end, _ in compress(raw, map(_OWN_KINDS.__contains__, map(_KIND, raw))):
+        for _, start, end, _ in raw_records_of(doc, _OWN_KINDS):
             if end > start:
                 # v.token_at(start) .. v.token_at(end - 1), inlined: one per record. Token
                 # starts are sorted, so the last is searched from the first; most records are

@@ -35,7 +35,7 @@ from .numbers import (
     not_a_quantity_at,
     parse_number,
 )
-from .records import add_attrs, ensure_group, raw_records
+from .records import add_attrs, ensure_group, raw_records_of
 from .text import common_verbs, norm, stopwords
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
@@ -179,8 +179,7 @@ _NO_SPANS = _Spans([], [])  # never changed: covers() only reads
 
 def _excluded(doc: Doc) -> _Spans:
     """Character spans of identifiers and handles: their digits are not quantities."""
-    kinds = _EXCLUDED_KINDS
-    spans = sorted([(r[1], r[2]) for r in raw_records(doc) if r[0] in kinds])
+    spans = sorted([(r[1], r[2]) for r in raw_records_of(doc, _EXCLUDED_KINDS)])
     if not spans:
         return _NO_SPANS
     starts = [s for s, _ in spans]

@@ -7,7 +7,10 @@ from records only, so nothing spaCy-specific leaks into it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from spacy.tokens import Doc
@@ -57,6 +60,15 @@ def _is_offset(key: str) -> bool:
 def raw_records(doc: Doc) -> list[list[Any]]:
     """The stored ``[kind, start, end, attrs]`` lists, without building Record objects."""
     return _raw(doc)
+
+
+_KIND = itemgetter(0)
+
+
+def raw_records_of(doc: Doc, kinds: frozenset[str]) -> Iterator[list[Any]]:
+    """The stored records whose kind is in ``kinds`` (filtered in C: most are of others)."""
+    raw = _raw(doc)
+    return compress(raw, map(kinds.__contains__, map(_KIND, raw)))
 
 
 def records(doc: Doc) -> list[Record]:
@@ -110,4 +122,5 @@ def ensure_group(doc: Doc, key: str) -> None:
         doc.spans[key] = []
 
 
-__all__ = ["Record", "add", "add_attrs", "ensure_group", "raw_records", "records"]
+__all__ = ["Record", "add", "add_attrs", "ensure_group", "raw_records", "raw_records_of",
+           "records"]
