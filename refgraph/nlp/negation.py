@@ -267,9 +267,10 @@ class NegationTagger:
             # The word is letters only, so both its ends are inside tokens (as
             # doc.char_span(..., alignment_mode="expand") finds them).
             ts, te = v.token_at(m.start()), v.token_at(m.end() - 1) + 1
-            if lower(m.group()).startswith("un") and (
+            low = lower(m.group())
+            if low.startswith("un") and (
                     doc[ts].tag_ in ("VB", "VBD", "VBZ", "VBP", "VBG") if accurate
-                    else lower(m.group()).endswith("ing")):
+                    else low.endswith("ing")):
                 continue  # "unroll", "undoing": reversal, not negation
             s, e = m.start() + aff[0], m.start() + aff[1]
             self._emit(doc, v, ts, te, s, e, "affix", m.group()[aff[0]:aff[1]], accurate,
