@@ -414,7 +414,7 @@ def _demo_patches(folder: Path, mode: Mode) -> int:
         print(f"== {path.name} (intent {intent}), authored against r{shown.revision}, "
               f"live is r{buffer.revision}")
         try:
-            done = Gate(buffer, mode=mode, analyzer=analyzer).submit(
+            done = Gate(buffer, analyzer=analyzer).submit(
                 Patch.from_unified_diff(diff, base=shown.sha256, intent=intent))
             print(f"   ContextBuffer + Gate: rebased through {recorded} recorded edits, "
                   f"analyzed, committed r{done.revision} ({done.report.verdict})")

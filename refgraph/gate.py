@@ -187,7 +187,7 @@ class Gate:
             count_tokens=self.count_tokens)
         # Protected regions are decided on lines, by the rebase rule itself (an edit that
         # changes a protected line or inserts strictly inside the region), not on a text diff.
-        if regions:
+        if regions and self.analyzer.policy.get(ProtectedRegionEdit.code) != "off":
             hits = self.analyzer.apply_policy(_protected_hits(regions, cand, live_text, offsets))
             if hits:
                 findings = sorted([*report.findings, *hits],

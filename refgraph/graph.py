@@ -1,10 +1,10 @@
 """``build_graph``: a context text in, a networkx referent graph out.
 
-Blocks are parsed through the incremental :class:`~refgraph.parse.Parser`; this module only
+Blocks are parsed through the incremental :class:`~refgraph.parse.Parser`; ``refgraph.fragments``
 assembles plain nodes and edges from the cached records, in one pass over the blocks plus a
 resolution pass for references, so building is linear in the number of extracted things.
-What each block contributes is kept with its parse as a fragment (``refgraph.fragments``), so a
-re-build after a rewrite re-derives only the blocks that changed. Schema: ``docs/graph.md``.
+What each block contributes is kept with its parse as a fragment, so a re-build after a
+rewrite re-derives only the blocks that changed. Schema: ``docs/graph.md``.
 """
 
 from __future__ import annotations

@@ -386,8 +386,9 @@ def _double_negative(side: Side, p: Polar, items: list[Polar]) -> bool:
         return True
     # The inner one of a pair: "no longer returns without releasing" says it releases.
     start = d["start"]
-    outer = max(_NEG_WORD.finditer(side.text, max(0, start - _PAIR_REACH), start),
-                key=lambda m: m.start(), default=None)
+    # Matches come in order: the last is the nearest before the cue.
+    before = list(_NEG_WORD.finditer(side.text, max(0, start - _PAIR_REACH), start))
+    outer = before[-1] if before else None
     return outer is not None and _pairs_with(side.text, outer.span(), (start, d["end"]))
 
 
