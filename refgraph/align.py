@@ -1,4 +1,5 @@
-"""Align the units of two referent graphs: which sentence or block of ``after`` came from where.
+"""Align two referent graphs: which sentence or block of ``after`` came from where, and which
+claims of ``after`` restate which claims of ``before``.
 
 A *unit* is a sentence, or a whole block when the block has no sentences (code, JSON, log lines).
 Units whose text is unchanged are matched exactly (in order, so a repeated unit pairs with its
@@ -6,6 +7,9 @@ own copy); every other ``after`` unit is matched to the ``before`` unit that bes
 content words (idf-weighted containment, through an inverted index, so alignment stays linear in
 practice). Rules compare aligned units; an ``after`` unit with no match is new material, and a
 ``before`` unit that nothing matches was removed.
+
+Claims are aligned anywhere in the text, not only inside aligned units: a meaning restated in
+another sentence, or merged into one, still finds its counterpart (:func:`align_claims`).
 
 Pure functions over graphs: no spaCy here.
 """
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache, lru_cache
 
+from .claims import Claim, ClaimSet
 from .model import NodeKind, RefGraph
 from .resources import load_words
 
@@ -68,6 +73,7 @@ class Alignment:
     sources: dict[int, list[int]] = field(default_factory=dict)
     before_status: list[UnitStatus] = field(default_factory=list)
     after_status: list[UnitStatus] = field(default_factory=list)
+    claims: ClaimAlignment | None = None  # set by the analyzer (align_claims)
 
     def counterpart(self, j: int) -> Unit | None:
         """The before unit that after unit ``j`` came from."""
@@ -234,3 +240,108 @@ def align(before: list[Unit], after: list[Unit]) -> Alignment:
                        UnitStatus.REWRITTEN if j in al.match else UnitStatus.ADDED
                        for j in range(len(after))]
     return al
+
+
+# --- claims ----------------------------------------------------------------------------------
+
+CLAIM_THRESHOLD = 0.25  # the lowest score a counterpart is kept at
+_MAX_COUNTERPARTS = 6
+_MAX_CLAIM_POSTINGS = 256  # a feature shared by more after claims proposes no candidates
+# Identity features (identifiers, handles) weigh more than a content word; a quantity's unit
+# alone says little.
+_FEATURE_WEIGHT = {"i": 2.0, "h": 2.0, "q": 0.5, "e": 1.2, "d": 0.3}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPair:
+    """A before claim and an after claim that restates (some of) it."""
+
+    before: str
+    after: str
+    score: float  # 0.7 x how much of before's weight is shared + 0.3 x how much of after's
+    coverage: float  # the share of the before claim's weight the after claim holds
+    same_predicate: bool
+
+
+@dataclass(slots=True)
+class ClaimAlignment:
+    """Counterparts of each before claim (best first), and of each after claim."""
+
+    pairs: dict[str, list[ClaimPair]] = field(default_factory=dict)
+    reverse: dict[str, list[ClaimPair]] = field(default_factory=dict)
+
+    def counterparts(self, before_claim: str) -> list[ClaimPair]:
+        return self.pairs.get(before_claim, [])
+
+    def sources(self, after_claim: str) -> list[ClaimPair]:
+        return self.reverse.get(after_claim, [])
+
+
+def feature_weights(before: ClaimSet, after: ClaimSet) -> dict[str, float]:
+    """idf of each claim feature over both sides, scaled by its kind (``_FEATURE_WEIGHT``)."""
+    n = len(before.claims) + len(after.claims)
+    df: dict[str, int] = defaultdict(int)
+    for cs in (before, after):
+        for f, posting in cs.by_feature.items():
+            df[f] += len(posting)
+    return {f: math.log(1.0 + n / c) * _FEATURE_WEIGHT.get(f[:1] if f[1:2] == ":" else "", 1.0)
+            for f, c in df.items()}
+
+
+def align_claims(before: ClaimSet, after: ClaimSet) -> ClaimAlignment:
+    """For every before claim, the after claims that share its arguments and content.
+
+    A candidate shares at least one feature (an argument's referent, identifier, handle or
+    unit, or a content term: predicates and terms are lemma keys mapped through the synonym
+    lexicon by the front end). Its score weighs the shared features by idf, mostly by how much
+    of the *before* claim they cover: a summary's claim usually carries several claims of the
+    context at once.
+
+    Examples
+    --------
+    >>> from refgraph.graph import build_graph
+    >>> from refgraph.claims import claims_of
+    >>> b = claims_of(build_graph("The export failed twice. Sam owns the report.", mode="fast"))
+    >>> a = claims_of(build_graph("Sam owns the report; the export failed.", mode="fast"))
+    >>> al = align_claims(b, a)
+    >>> [[a.claims[a.by_id[p.after].index].text for p in al.counterparts(c.id)][:1]
+    ...  for c in b.claims]
+    [['the export failed'], ['Sam owns the report']]
+    """
+    out = ClaimAlignment()
+    if not before.claims or not after.claims:
+        return out
+    w = feature_weights(before, after)
+    totals_a = [sum(w.get(f, 1.0) for f in c.features) or 1.0 for c in after.claims]
+    for b in before.claims:
+        total_b = sum(w.get(f, 1.0) for f in b.features) or 1.0
+        shared: dict[int, float] = defaultdict(float)
+        for f in b.features:
+            posting = after.by_feature.get(f)
+            if not posting or len(posting) > _MAX_CLAIM_POSTINGS:
+                continue
+            wf = w.get(f, 1.0)
+            for j in posting:
+                shared[j] += wf
+        scored: list[ClaimPair] = []
+        for j, ov in shared.items():
+            a = after.claims[j]
+            cov = ov / total_b
+            same = bool(b.pred_key) and b.pred_key == a.pred_key
+            score = min(1.0, 0.7 * cov + 0.3 * ov / totals_a[j] + (0.1 if same else 0.0))
+            if score >= CLAIM_THRESHOLD:
+                scored.append(ClaimPair(b.id, a.id, round(score, 4), round(cov, 4), same))
+        scored.sort(key=lambda p: (-p.score, after.by_id[p.after].index))
+        kept = scored[:_MAX_COUNTERPARTS]
+        if kept:
+            out.pairs[b.id] = kept
+            for p in kept:
+                out.reverse.setdefault(p.after, []).append(p)
+    for lst in out.reverse.values():
+        lst.sort(key=lambda p: -p.score)
+    return out
+
+
+def shared_features(b: Claim, a: Claim) -> frozenset[str]:
+    """The features two claims share."""
+    return b.features & a.features

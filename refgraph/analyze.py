@@ -8,13 +8,14 @@ their severities (docs/contracts.md section 5).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
-from .align import Alignment, UnitStatus, align
+from .align import Alignment, UnitStatus, align, align_claims
 from .errors import InputError
 from .findings import SEVERITIES, Finding, Severity
 from .gcpause import gc_paused
@@ -35,6 +36,10 @@ from .rules import (
 )
 
 PolicyValue: TypeAlias = Severity | Literal["off"]
+# Findings whose proof is weaker than this are not reported (they are kept in
+# ``Report.suppressed``). Chosen on the dev data: see the README's accuracy section and
+# ``benchmarks/accuracy.py``, which prints precision and recall at every threshold.
+DEFAULT_MIN_CONFIDENCE = 0.6
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
 
 
@@ -52,12 +57,17 @@ class Analyzer:
     """
 
     def __init__(self, mode: Mode = "accurate", *,
-                 policy: Mapping[str, PolicyValue] | None = None) -> None:
+                 policy: Mapping[str, PolicyValue] | None = None,
+                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
         self.mode: Mode = mode
+        self.min_confidence = _check_confidence(min_confidence)
         self.parser = Parser(mode)
         self.policy: dict[str, PolicyValue] = {r.code: r.severity for r in RULES}
+        # Codes the caller set: only these override a finding's own severity (a rule may give
+        # one finding a lower severity than its default, e.g. a closure whose subject left).
+        self._overridden: set[str] = set()
         for code, value in (policy or {}).items():
             if code.upper() not in BY_CODE:
                 raise InputError(f"policy names unknown code {code!r}")
@@ -65,6 +75,7 @@ class Analyzer:
                 raise InputError(f"policy for {code} must be error, warning, info or off, "
                                  f"not {value!r}")
             self.policy[code.upper()] = value
+            self._overridden.add(code.upper())
         self._sides: OrderedDict[tuple[str, str], Side] = OrderedDict()
 
     # public -------------------------------------------------------------------------------------
@@ -74,8 +85,13 @@ class Analyzer:
                 count_tokens: Callable[[str], int] | None = None,
                 justification: str | None = None,
                 protected: Sequence[tuple[int, int]] = (),
-                externalized: Sequence[tuple[int, int]] = ()) -> Report:
+                externalized: Sequence[tuple[int, int]] = (),
+                min_confidence: float | None = None) -> Report:
         """Compare ``before`` and ``after`` and return a :class:`~refgraph.report.Report`.
+
+        Findings whose ``confidence`` is below ``min_confidence`` (default: the analyzer's)
+        are left out of the report's findings, codes and verdict, and kept in
+        ``Report.suppressed``.
 
         ``justification`` is the patch's stated reason (RG503 reads it); ``protected`` are
         character ranges of before that must not change (RG406); ``externalized`` are character
@@ -84,7 +100,8 @@ class Analyzer:
         """
         with gc_paused():  # see below: the graphs make cyclic-GC passes costly
             return self._analyze(before, after, intent, declared_span, select, ignore,
-                                 count_tokens, justification, protected, externalized)
+                                 count_tokens, justification, protected, externalized,
+                                 min_confidence)
 
     def _analyze(self, before: str, after: str, intent: str,
                  declared_span: tuple[int, int] | None, select: Iterable[str] | None,
@@ -92,8 +109,11 @@ class Analyzer:
                  count_tokens: Callable[[str], int] | None,
                  justification: str | None = None,
                  protected: Sequence[tuple[int, int]] = (),
-                 externalized: Sequence[tuple[int, int]] = ()) -> Report:
+                 externalized: Sequence[tuple[int, int]] = (),
+                 min_confidence: float | None = None) -> Report:
         t0 = time.perf_counter()
+        floor = self.min_confidence if min_confidence is None else \
+            _check_confidence(min_confidence)
         before = check_text(before, "before")
         after = check_text(after, "after")
         if intent not in INTENTS:
@@ -112,6 +132,7 @@ class Analyzer:
         # more than the rules themselves, and nothing here makes cycles worth collecting.
         with gc_paused():
             al = align(sb.units, sa.units)
+            al.claims = align_claims(sb.claims, sa.claims)
             ctx = Context(sb, sa, al, intent=intent, declared_span=span, justification=just,
                           protected=guarded)
             if intent == "prune":
@@ -126,6 +147,8 @@ class Analyzer:
                 handles = [m.span() for m in LEDGER_HANDLE.finditer(after)]
                 findings = [f for f in findings if not _in_handles(f, handles)]
             findings = self.apply_policy(_one_per_cause(findings))
+            suppressed = [f for f in findings if f.confidence < floor]
+            findings = [f for f in findings if f.confidence >= floor]
         t2 = time.perf_counter()
         stats = {"units_before": len(sb.units), "units_after": len(sa.units),
                  **{f"units_{s.value}": n for s, n in _status_counts(al).items()},
@@ -133,7 +156,7 @@ class Analyzer:
         if intent == "prune":
             stats["tokens_before"], stats["tokens_after"] = ctx.tokens_before, ctx.tokens_after
         return Report(verdict_for(findings), intent, self.mode, findings, before, after,
-                      sb.G, sa.G, al, stats)
+                      sb.G, sa.G, al, stats, suppressed, floor)
 
     def lint(self, text: str, *, select: Iterable[str] | None = None,
              ignore: Iterable[str] | None = None) -> Report:
@@ -188,13 +211,19 @@ class Analyzer:
         gate's RG406)."""
         out = []
         for f in findings:
-            sev = self.policy.get(f.code, f.severity)
+            sev = self.policy[f.code] if f.code in self._overridden else f.severity
             if sev == "off":
                 continue
             if sev != f.severity:
-                f = Finding(f.code, f.name, sev, f.message, f.hint, f.evidence)
+                f = dataclasses.replace(f, severity=sev)
             out.append(f)
         return out
+
+
+def _check_confidence(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InputError(f"min_confidence must be a number from 0 to 1, not {value!r}")
+    return float(value)
 
 
 def _prefixes(codes: Iterable[str] | None, what: str) -> tuple[str, ...]:
@@ -282,14 +311,16 @@ def _default(mode: str) -> Analyzer:
 def analyze(before: str, after: str, *, intent: str = "rewrite", mode: str = "accurate",
             declared_span: tuple[int, int] | None = None, select: Iterable[str] | None = None,
             ignore: Iterable[str] | None = None,
-            count_tokens: Callable[[str], int] | None = None) -> Report:
+            count_tokens: Callable[[str], int] | None = None,
+            min_confidence: float | None = None) -> Report:
     """One-shot front of :class:`Analyzer` (a process-wide analyzer per mode keeps the caches).
 
     >>> analyze("Do not deploy on Fridays.", "Deploy on Fridays.", mode="fast").verdict
     'reject'
     """
     return _default(mode).analyze(before, after, intent=intent, declared_span=declared_span,
-                                  select=select, ignore=ignore, count_tokens=count_tokens)
+                                  select=select, ignore=ignore, count_tokens=count_tokens,
+                                  min_confidence=min_confidence)
 
 
 def lint(text: str, *, mode: str = "accurate", select: Iterable[str] | None = None,

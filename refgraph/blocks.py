@@ -31,11 +31,17 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
 # A chat turn's speaker label ("user:", "tool[call_17]:"); rules strip it from what a line says.
 TURN_LABEL = re.compile(
-    r"\s*(?P<role>user|assistant|system|tool|human|observation)"
+    r"\s*(?P<role>user|assistant|system|tool|human|observation|agent|ai|bot|function)"
     r"(?:\[(?P<id>[^\]\n]{1,80})\])?\s*:",
     re.IGNORECASE,
 )
 _TURN = re.compile("^" + TURN_LABEL.pattern, re.IGNORECASE)
+# A named speaker's turn: "Caroline [D1:3]: ...", "Dr. Ana Ruiz: ..." (a bracketed id makes any
+# such line a turn; without one, see _speakers).
+SPEAKER_LABEL = re.compile(
+    r"\s*(?P<name>[A-Z][A-Za-z'.-]{0,30}(?: [A-Z][A-Za-z'.-]{0,30}){0,2})"
+    r"\s*(?:\[(?P<id>[^\]\n]{1,40})\])?\s*:(?=\s)")
+_SPEAKER = re.compile("^" + SPEAKER_LABEL.pattern)
 _JSON = re.compile(r"^\s*[{\[]")
 _LOG = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
@@ -100,9 +106,39 @@ def _lines(text: str) -> Iterator[tuple[int, int]]:
         pos = nl + 1
 
 
+def _speakers(text: str) -> frozenset[str]:
+    """Names that label speaker turns without a bracketed id: a transcript's, where at least
+    two names each open two lines or more and such lines are at least half of the text's
+    non-blank lines ("Alice: ...", "Bob: ..."). A note's "Status:" or "Next:" lines are not."""
+    counts: dict[str, int] = {}
+    lines = 0
+    labelled = 0
+    for ls, le in _lines(text):
+        line = text[ls:le]
+        if not line.strip():
+            continue
+        lines += 1
+        m = _SPEAKER.match(line)
+        if m and not m.group("id") and _line_kind(line) is None:
+            labelled += 1
+            counts[m.group("name")] = counts.get(m.group("name"), 0) + 1
+    names = frozenset(n for n, c in counts.items() if c >= 2)
+    if len(names) >= 2 and 2 * labelled >= lines:
+        return names
+    return frozenset()
+
+
+def _speaker_turn(line: str, speakers: frozenset[str]) -> re.Match[str] | None:
+    m = _SPEAKER.match(line)
+    if m and (m.group("id") or m.group("name") in speakers):
+        return m
+    return None
+
+
 def split_blocks(text: str) -> list[Block]:
     """Split ``text`` into blocks in document order."""
     spans: list[tuple[BlockKind, int, int]] = []
+    speakers = _speakers(text) if ":" in text else frozenset()
     cur_kind: BlockKind | None = None
     cur_start = cur_end = 0
     in_fence = ""
@@ -134,6 +170,8 @@ def split_blocks(text: str) -> list[Block]:
                 close()
             continue
         kind = _line_kind(line)
+        if kind is None and _speaker_turn(line, speakers):
+            kind = BlockKind.TURN
         if kind is None:
             if cur_kind in (None, BlockKind.HEADING, BlockKind.JSON, BlockKind.LOG):
                 close()
@@ -160,9 +198,9 @@ def split_blocks(text: str) -> list[Block]:
         seen[h] = n + 1
         role = turn_id = ""
         if kind is BlockKind.TURN:
-            m = _TURN.match(body)
+            m = _TURN.match(body) or _speaker_turn(body, speakers)
             if m:
-                role = lower(m.group("role"))
+                role = lower(m.group("role") if "role" in m.groupdict() else m.group("name"))
                 turn_id = m.group("id") or ""
         blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id))
     return blocks

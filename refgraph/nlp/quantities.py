@@ -22,6 +22,7 @@ from spacy.tokens import Doc
 from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind
+from ..resources import load_json
 from ..units import lookup_unit, normalise, unit_words
 from .numbers import (
     CURRENCY_PREFIX,
@@ -619,7 +620,15 @@ class _Reading:
             attrs["measured"] = _key_word(v.tok(measured))
             attrs["measured_start"] = v.starts[measured]
             attrs["measured_end"] = v.ends[measured]
+            if "unit" not in attrs and lower(str(attrs["measured"])) in _dimensioned():
+                attrs["needs_unit"] = True
         return attrs
+
+
+@cache
+def _dimensioned() -> frozenset[str]:
+    """Things measured in a unit (``quantities.json``): a bare number for one is unitless."""
+    return frozenset(str(w) for w in load_json("lexicon", "quantities.json")["dimensioned_terms"])
 
 
 @Language.factory(

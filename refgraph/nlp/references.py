@@ -43,6 +43,12 @@ def _lex() -> dict[str, Any]:
 
 
 @cache
+def _time_nouns() -> frozenset[str]:
+    """Heads that make "that time", "this week" a time expression, not a reference."""
+    return frozenset(_lex()["time_nouns"])
+
+
+@cache
 def _mass_nouns() -> frozenset[str]:
     return frozenset(_lex()["mass_nouns"])
 
@@ -233,7 +239,8 @@ class ReferenceTagger:
         description = f"{mods} {head}".strip()
         add(doc, SPAN_KEY, NodeKind.DEICTIC, v.starts[ts], v.ends[te - 1], label="DEIXIS",
             deictic_kind=kind, word=word, head=head or None, modifiers=mods or None,
-            description=description or None)
+            description=description or None,
+            temporal=True if head and head.lower() in _time_nouns() else None)
 
 
 @Language.factory("refgraph_references", default_config={"resolve_pronouns": True},

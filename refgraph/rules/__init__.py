@@ -1,4 +1,9 @@
-"""The finding catalogue: one class per code. ``docs/findings.md`` is generated from it.
+"""The finding catalogue: one class per code, one module per rule where it can be.
+``docs/findings.md`` is generated from it.
+
+Rules compare claims (``refgraph.claims``) and the claim alignment; none reads raw text or a
+word list (``tests/rules/test_no_raw_text.py`` fails when one does). Shared functions over
+claims are in ``common.py``.
 
 Codes are never reused. RG1xx referents, RG2xx quantities, RG3xx meaning, RG4xx patch shape,
 RG5xx recoverability, RG6xx single-text lint. RG401-RG403 are raised by the guarded apply
@@ -9,8 +14,11 @@ justification).
 from __future__ import annotations
 
 from .base import Example, GuardExample, Rule
+from .changed_quantity import ChangedQuantity
 from .context import INTENTS, Context, Intent, Side
-from .entities import MergedEntity
+from .dangling_deictic import DanglingDeictic
+from .dropped_hedge import DroppedHedge
+from .dropped_unit import DroppedUnit
 from .guard import (
     AmbiguousAnchorRule,
     CircularJustification,
@@ -18,15 +26,20 @@ from .guard import (
     ProtectedRegionEdit,
     StaleBaseRule,
 )
+from .inverted_causality import InvertedCausality
+from .inverted_polarity import InvertedPolarity
 from .lint import OneSidedConditional, UndefinedIdentifier, UnitlessMeasure, UnresolvedReference
-from .meaning import DroppedHedge, InvertedCausality, InvertedPolarity, LostConstraint
+from .lost_constraint import LostConstraint
+from .merged_entity import MergedEntity
+from .misattributed_claim import MisattributedClaim
+from .orphaned_reference import OrphanedReference
 from .patches import NonShrinkingPrune, PatchFanout
-from .quantities import ChangedQuantity, DroppedUnit
-from .recovery import PrunedNegativeResult, UnrecoverablePrune
-from .referents import DanglingDeictic, OrphanedReference, UnsupportedReferent
+from .pruned_negative_result import PrunedNegativeResult
+from .unrecoverable_prune import UnrecoverablePrune
+from .unsupported_referent import UnsupportedReferent
 
 RULES: tuple[type[Rule], ...] = (
-    OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent,
+    OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent, MisattributedClaim,
     DroppedUnit, ChangedQuantity,
     InvertedPolarity, InvertedCausality, LostConstraint, DroppedHedge,
     StaleBaseRule, AmbiguousAnchorRule, EditConflictRule,
@@ -38,8 +51,8 @@ BY_CODE: dict[str, type[Rule]] = {r.code: r for r in RULES}
 
 # One cause, one finding: when two findings cite overlapping spans, the code earlier in this list
 # is the more specific one and the other is dropped. Patch-shape codes are causes of their own.
-SPECIFICITY: tuple[str, ...] = ("RG201", "RG202", "RG304", "RG301", "RG302", "RG103", "RG102",
-                                "RG101", "RG303", "RG502", "RG501", "RG104")
+SPECIFICITY: tuple[str, ...] = ("RG201", "RG202", "RG304", "RG301", "RG302", "RG103", "RG105",
+                                "RG102", "RG101", "RG303", "RG502", "RG501", "RG104")
 INDEPENDENT = frozenset({"RG404", "RG405", "RG406", "RG503"})
 # Closure codes a ledger handle satisfies: what they miss was externalized, not lost.
 RECOVERABLE = frozenset({"RG101", "RG102", "RG303", "RG501", "RG502", "RG503"})

@@ -64,9 +64,13 @@ class Rule:
         raise NotImplementedError
         yield
 
-    def finding(self, message: str, *evidence: Evidence, hint: str | None = None) -> Finding:
-        return Finding(self.code, self.name, self.severity, message, hint or self.hint,
-                       tuple(evidence))
+    def finding(self, message: str, *evidence: Evidence, hint: str | None = None,
+                confidence: float = 1.0, severity: Severity | None = None) -> Finding:
+        """A finding of this rule; ``severity`` overrides the rule's default for this one
+        (a closure finding whose subject left the context is a warning, not an error)."""
+        return Finding(self.code, self.name, severity or self.severity, message,
+                       hint or self.hint, tuple(evidence),
+                       round(max(0.0, min(1.0, confidence)), 3))
 
     @classmethod
     def doc(cls) -> str:

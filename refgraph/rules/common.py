@@ -1,94 +1,199 @@
-"""Small helpers the rules share: word lists, overlap tests, and where content went."""
+"""Shared functions over claims, documented once and used by every rule.
+
+Two questions recur. *Is this before claim still said in after?* (:func:`kept`: any
+counterpart of enough weight, anywhere, paraphrases included) decides closure findings, which
+need material that has no counterpart at all. *Which after claim says the same thing
+differently?* (:func:`strict_pairs`: the same predicate class, most of the before claim's
+features, no contradicting identity) decides inversion findings, which need an after claim that
+conflicts with its before counterpart. Every function reads claims (``refgraph.claims``) and the
+claim alignment; none reads text.
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from functools import cache
+import math
+from collections.abc import Callable, Iterable
 
-from ..resources import load_json
+from ..align import ClaimPair
+from ..claims import Arg, Claim
+from ..findings import Evidence
 from .context import Context, Side
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
+STRICT_COVER = 0.5  # share of a before claim's weight a strict counterpart must hold
+LIGHT_COVER = 0.75  # ... when its predicate is be/have/do/get
+KEPT_SCORE = 0.45  # a counterpart this good means the claim is still said
+_IDENTITY = ("i:", "h:")
+_THREAD_REACH = 3  # blocks before a claim's own that belong to its thread
 
 
-@cache
-def lexicon(name: str) -> frozenset[str]:
-    """A word list from ``models/lexicon/analysis.json``."""
-    return frozenset(str(w) for w in load_json("lexicon", "analysis.json")[name])
+def pairs(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
+    """The after counterparts of before claim ``b``, best first."""
+    al = ctx.alignment.claims
+    if al is None:
+        return []
+    by_id = ctx.after.claims.by_id
+    return [(by_id[p.after], p) for p in al.counterparts(b.id)]
 
 
-def has_phrase(text_lower: str, phrases: frozenset[str]) -> str | None:
-    """The first phrase of ``phrases`` found in ``text_lower`` at word boundaries."""
-    m = _alternation(phrases).search(text_lower)
-    return m.group(1) if m else None
+def sources(ctx: Context, a: Claim) -> list[tuple[Claim, ClaimPair]]:
+    """The before claims after claim ``a`` restates, best first."""
+    al = ctx.alignment.claims
+    if al is None:
+        return []
+    by_id = ctx.before.claims.by_id
+    return [(by_id[p.before], p) for p in al.sources(a.id)]
 
 
-@cache
-def _alternation(phrases: frozenset[str]) -> re.Pattern[str]:
-    """One compiled pattern per word list, longest phrases first."""
-    alts = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
-    return re.compile(r"(?<![\w])(" + alts + r")(?![\w])")
+def strict_pairs(ctx: Context, b: Claim, *, cover: float = STRICT_COVER
+                 ) -> list[tuple[Claim, ClaimPair]]:
+    """After claims that state ``b``'s predicate (its class) about most of what ``b`` is
+    about, with no identity that contradicts ``b``'s (see :func:`compatible`)."""
+    if not b.pred_key:
+        return []
+    need = max(cover, LIGHT_COVER) if b.light else cover
+    return [(a, p) for a, p in pairs(ctx, b)
+            if p.same_predicate and p.coverage >= need and compatible(b, a)
+            and (b.features & a.features) - {b.pred_key}]
 
 
-def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
-    """Share of ``needed`` words that are in ``present`` (1.0 when nothing is needed)."""
-    if not needed:
-        return 1.0
-    return len(needed & present) / len(needed)
+def explained_elsewhere(ctx: Context, b: Claim, a: Claim,
+                        agrees: Callable[[Claim, Claim], bool]) -> bool:
+    """Whether after claim ``a`` restates another before claim, at least as well as it
+    restates ``b``, that agrees with it on what the rule compares: then ``a`` is that claim's
+    counterpart, not a changed copy of ``b`` ("do not deploy before the tests pass" and a
+    later "deploy with the release tag": the after "deploy with the release tag" is the
+    second one kept, not the first one flipped)."""
+    mine = next((p.score for x, p in sources(ctx, a) if x.id == b.id), 0.0)
+    return any(x.id != b.id and p.score >= mine and x.pred_key == a.pred_key and agrees(x, a)
+               for x, p in sources(ctx, a))
 
 
-def numbers_in(text: str) -> list[float]:
-    """Numerals as written in ``text``, and scaled by a scale word or suffix right after them:
-    "20 million" -> [20.0, 20000000.0], "63.25M" -> [63.25, 63250000.0]. A summary that writes
-    63,250,000 as 63.25M invents no number."""
-    out = []
-    for value, scaled in _numerals(text):
-        out.append(value)
-        if scaled is not None:
-            out.append(scaled)
-    return out
+def kept(ctx: Context, b: Claim, *, score: float = KEPT_SCORE) -> bool:
+    """Whether some after claim restates ``b`` (a counterpart scoring ``score`` or more)."""
+    return any(p.score >= score for _, p in pairs(ctx, b))
 
 
-def scaled_numbers_in(text: str) -> list[float]:
-    """Only the numerals of ``text`` that carry a scale word or suffix, scaled, sorted."""
-    return sorted(scaled for _, scaled in _numerals(text) if scaled is not None)
+def compatible(b: Claim, a: Claim) -> bool:
+    """False when the two claims name different things of one kind and no common one: other
+    identifiers, other handles, or the same head with other qualifiers ("the replica of shard
+    A" vs "of shard B"). Such claims are about different instances and never conflict."""
+    for kind in ("identifier", "handle"):
+        kb = {x.key for x in b.args_of(kind)}
+        ka = {x.key for x in a.args_of(kind)}
+        if kb and ka and not kb & ka:
+            return False
+    eb: dict[str, set[str]] = {}
+    for x in b.args_of("mention"):
+        eb.setdefault(x.head, set()).add(x.key)
+    for x in a.args_of("mention"):
+        keys = eb.get(x.head)
+        if keys and x.key not in keys and "[" in x.key and all("[" in k for k in keys):
+            return False
+    return True
 
 
-def _numerals(text: str) -> Iterator[tuple[float, float | None]]:
-    """Each numeral of ``text`` with its value scaled by what follows it (None if nothing)."""
-    for m in _NUMBER.finditer(text):
-        try:
-            value = float(m.group().replace(",", ""))
-        except ValueError:
-            continue  # "0.4.2": a version string
-        yield value, scaled_value(text, m.end(), value)
+def identity(c: Claim) -> frozenset[str]:
+    """What names the claim's subject matter: identifier and handle features, and the
+    entity heads it mentions."""
+    return frozenset(f for f in c.features if f.startswith(_IDENTITY) or f.startswith("e:"))
 
 
-def scaled_value(text: str, end: int, value: float) -> float | None:
-    """``value`` times the scale word or suffix right after ``text[:end]`` ("63.25" + "M"), or
-    None when there is none."""
-    scale = _SCALE.match(text, end)
-    return value * _FACTORS[scale.group(1).lower()] if scale else None
+def live(ctx: Context, features: Iterable[str], *, skip: frozenset[str] = frozenset()
+         ) -> list[Claim]:
+    """After claims that still talk about the subject given by ``features``: they name one
+    of its identifiers, handles or entities, or share two of its other features (a unit, a
+    content term). The subject of lost material is live while after talks about it."""
+    weight: dict[str, int] = {}
+    found: dict[str, Claim] = {}
+    for f in features:
+        w = 2 if f.startswith((*_IDENTITY, "e:")) else 1
+        for a in ctx.after.claims.with_feature(f):
+            if a.id not in skip:
+                weight[a.id] = weight.get(a.id, 0) + w
+                found[a.id] = a
+    return sorted((found[k] for k, w in weight.items() if w >= 2), key=lambda a: a.start)
 
 
-_SCALE = re.compile(r"\s?(k|K|M|MM|mn|B|bn|thousand|million|billion|trillion)(?![^\W\d_])")
-_FACTORS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6,
-            "b": 1e9, "bn": 1e9, "billion": 1e9, "trillion": 1e12}
+def subject(c: Claim) -> frozenset[str]:
+    """What a claim is about, for :func:`live`: its features (content terms, arguments)."""
+    return c.features
 
 
-def region_after(ctx: Context, i: int) -> list[int]:
-    """After units that carry content of before unit ``i`` (its rewrites and merges)."""
-    out = set(ctx.after_units_from(i)) | set(ctx.after_units_citing(i))
-    return sorted(out)
-
-
-def region_words(side: Side, units: list[int]) -> frozenset[str]:
-    out: set[str] = set()
-    for j in units:
-        out |= side.units[j].words
+def thread(side: Side, c: Claim) -> frozenset[str]:
+    """What the thread a claim belongs to is about: its own features, those of the claims
+    of its block and of the few blocks before it (the call that produced a result, the
+    question it answers), and of the user turn it answers. A lost result's thread is live
+    while after still talks about any of it."""
+    cs = side.claims
+    out = set(c.features)
+    blocks = side.memo.get("block_order")
+    if blocks is None:
+        blocks = side.memo["block_order"] = {b: k for k, b in enumerate(
+            side.nodes_of("block"))}
+        side.memo["blocks"] = side.nodes_of("block")
+    order: list[str] = side.memo["blocks"]
+    k = blocks.get(c.block, 0)
+    for bid in reversed(order[max(0, k - _THREAD_REACH):k + 1]):
+        for x in cs.by_block.get(bid, ()):
+            out |= x.features
+        if side.d(bid).get("role") == "user":
+            return frozenset(out)
+    for x in reversed(cs.claims[:c.index]):
+        if x.source == "user":
+            out |= x.features
+            break
     return frozenset(out)
 
 
-def close(a: float, b: float, rel: float = 1e-6) -> bool:
-    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+def claim_ev(side: Side, c: Claim, role: str) -> Evidence:
+    return side.ev(c.start, c.end, role, c.id)
+
+
+def arg_ev(side: Side, a: Arg, role: str = "argument") -> Evidence:
+    return side.ev(a.start, a.end, role, a.node)
+
+
+def short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def same_quantity(b: Arg, a: Arg) -> bool:
+    """Whether after's quantity ``a`` states before's ``b``: the same value in base units
+    (so "2,000 ms" is "2 s"), or ``b`` rounded the way summaries round: to ``a``'s
+    significant digits when ``a`` has a fraction or is 1,000 or more ("4.2M" for 4,193,280),
+    within 10% when ``a`` says it is approximate ("about 40")."""
+    if b.base_unit != a.base_unit or b.base_magnitude is None or a.base_magnitude is None:
+        return False
+    x, y = b.base_magnitude, a.base_magnitude
+    if math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-12):
+        return True
+    if a.bound == "~" and y and abs(x - y) <= 0.1 * abs(y):
+        return True
+    value = a.magnitude if a.magnitude is not None else y
+    if value and (value != int(value) or abs(value) >= 1000):
+        digits = significant_digits(value)
+        if digits <= 3 and math.isclose(round_to(x, digits), y, rel_tol=1e-6):
+            return True
+    return False
+
+
+def significant_digits(x: float) -> int:
+    """Significant digits of ``x`` as a number is written: 4.2e6 -> 2, 30.5 -> 3, 30 -> 1."""
+    s = f"{abs(x):.12g}"
+    if "e" in s:
+        s = s.split("e", 1)[0]
+    digits = s.replace(".", "").lstrip("0")
+    if "." not in s:
+        digits = digits.rstrip("0")
+    return max(1, len(digits))
+
+
+def round_to(x: float, digits: int) -> float:
+    if x == 0:
+        return 0.0
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
+
+
+def quantity_text(a: Arg) -> str:
+    return repr(short(a.text, 40))

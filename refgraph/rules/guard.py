@@ -9,19 +9,20 @@ describe every code in one place.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-from ..align import content_words
 from ..findings import Finding
 from ..model import NodeKind
 from .base import Example, GuardExample, Rule
-from .common import coverage, has_phrase, lexicon
+from .common import kept, short
 from .context import Context
 from .patches import changed_regions
-from .recovery import SOURCE_KINDS
 
-_LEDGER = re.compile(r"\bledger:[0-9a-f]{8,64}\b")
+# Handle kinds that name a source the removed text can be re-derived from (a ledger key is a
+# store key).
+SOURCE_KINDS = frozenset({"tool_call", "path", "url", "store_key"})
+_BACK = frozenset({"above", "previous", "discourse", "same"})
+_DRAWN = 0.6  # share of the justification's content that comes from the removed claims
 _BASE = "plan:\n  1. run the tests\n  2. deploy\ntool: tests passed (41/41)\nnotes: none"
 
 
@@ -163,33 +164,33 @@ class CircularJustification(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         j = ctx.justification
-        if ctx.intent == "rewrite" or j is None or not j.text.strip():
+        if ctx.intent == "rewrite" or j is None or not j.claims.claims:
             return
-        if _LEDGER.search(j.text) or any(
-                d["kind"] == NodeKind.HANDLE.value and d.get("handle_kind") in SOURCE_KINDS
-                for _, d in j.G.nodes(data=True)):
+        if any(j.d(n).get("handle_kind") in SOURCE_KINDS for n in j.nodes_of(
+                NodeKind.HANDLE.value)):
             return
-        before = ctx.before.text
-        regions = [(b0, b1) for b0, b1, _, _ in changed_regions(before, ctx.after.text)
-                   if b1 > b0]
-        if not regions:
-            return
-        removed = " ".join(before[b0:b1] for b0, b1 in regions)
-        removed_words = content_words(removed)
-        if coverage(removed_words, content_words(ctx.after.text)) >= 0.9:
+        removed = [c for c in ctx.before.claims.claims if not kept(ctx, c)]
+        if not removed:
             return  # the content is still there: pure redundancy, nothing rests on the claim
-        cue = has_phrase(j.lower, lexicon("self_reference"))
-        jw = content_words(j.text)
-        drawn = len(jw) >= 2 and coverage(jw, removed_words) >= 0.6
-        if not (cue or drawn):
+        back = [n for n in j.nodes_of(NodeKind.DEICTIC.value)
+                if j.d(n).get("deictic_kind") in _BACK]
+        gone = frozenset().union(*(c.features for c in removed))
+        mine = frozenset().union(*(c.features for c in j.claims.claims))
+        drawn = len(mine) >= 2 and len(mine & gone) >= _DRAWN * len(mine)
+        if not (back or drawn):
             return
-        why = f"it points back at it ({cue!r})" if cue else "its words come from it"
-        b0, b1 = max(regions, key=lambda r: r[1] - r[0])
+        why = (f"it points back at it ({j.d(back[0])['text']!r})" if back
+               else "its content comes from it")
+        regions = [(b0, b1) for b0, b1, _, _ in changed_regions(ctx.before.text, ctx.after.text)
+                   if b1 > b0]
+        if regions:
+            b0, b1 = max(regions, key=lambda r: r[1] - r[0])
+            ev = ctx.before.ev(b0, b1, "missing")
+        else:
+            c = max(removed, key=lambda c: c.end - c.start)
+            ev = ctx.before.ev(c.start, c.end, "missing", c.id)
         yield self.finding(
-            f"the justification {_short(j.text)!r} rests on the text it removes ({why}) and "
-            "names no handle to re-derive it from", ctx.before.ev(b0, b1))
+            f"the justification {short(j.text, 80)!r} rests on the text it removes ({why}) and "
+            "names no handle to re-derive it from", ev, confidence=0.7)
 
 
-def _short(text: str, width: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"

@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from ..align import content_words
 from ..findings import Finding, Severity
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
-from .common import lexicon
+from .common import claim_ev, short
 from .context import Side
-from .meaning import Polar, polarity_items
 
 
 class _Lint(Rule):
@@ -29,6 +27,7 @@ class UnitlessMeasure(_Lint):
     ## What it detects
     A number that measures something with a dimension (a timeout, a latency, a size, a price, a
     temperature...) written without a unit: "the timeout is 30", "set the memory limit to 512".
+    (The front end marks such quantities ``needs_unit``.)
 
     ## Why it matters
     A bare number is read in whatever unit the reader assumes; 30 seconds and 30 milliseconds
@@ -42,14 +41,11 @@ class UnitlessMeasure(_Lint):
     example = Example("The request timeout is 30.")
 
     def check_text(self, side: Side) -> Iterator[Finding]:
-        dims = lexicon("dimensioned")
-        for nid in side.nodes_of(NodeKind.QUANTITY):
+        for nid in side.nodes_of(NodeKind.QUANTITY.value):
             d = side.d(nid)
-            if "unit" in d or "measured" not in d:
-                continue
-            if content_words(str(d["measured"])) & dims or str(d["measured"]).lower() in dims:
+            if d.get("needs_unit"):
                 yield self.finding(f"{d['measured']!r} is measured by the bare number "
-                                   f"{d['text']!r}", side.ev_node(nid))
+                                   f"{d['text']!r}", side.ev_node(nid, "argument"))
 
 
 class UnresolvedReference(_Lint):
@@ -57,7 +53,8 @@ class UnresolvedReference(_Lint):
 
     ## What it detects
     "the above constraint", "that retry budget", "as noted", "the former" with nothing before it
-    in the text that fits its description.
+    in the text that fits its description. Pronouns and time expressions ("that week") are
+    not references to an earlier span.
 
     ## Why it matters
     Whatever it pointed at was pruned or never there; the reader has to guess.
@@ -70,20 +67,21 @@ class UnresolvedReference(_Lint):
     example = Example("Keep the above constraint in mind when retrying.")
 
     def check_text(self, side: Side) -> Iterator[Finding]:
-        for nid in side.nodes_of(NodeKind.DEICTIC):
+        for nid in side.nodes_of(NodeKind.DEICTIC.value):
             d = side.d(nid)
-            if d.get("deictic_kind") == "pronoun" or d.get("resolved") or \
-                    str(d.get("head", "")).lower() in lexicon("time_words"):
+            if d.get("deictic_kind") == "pronoun" or d.get("resolved") or d.get("temporal"):
                 continue
-            yield self.finding(f"{d['text']!r} has no antecedent before it", side.ev_node(nid))
+            yield self.finding(f"{d['text']!r} has no antecedent before it",
+                               side.ev_node(nid, "dependent"))
 
 
 class OneSidedConditional(_Lint):
     """A conditional about an absence has no counterpart for the other case.
 
     ## What it detects
-    "X is required when Y is absent" where nothing in the text says what holds when Y is present:
-    no negation or ``unless`` scoping over X anywhere else.
+    A claim that holds *if* or *when* something is absent or false ("X is required when Y is
+    absent") where no other claim of the text states the same predicate the other way (a
+    negation of it, or an ``unless`` on it).
 
     ## Why it matters
     This is the shape a polarity inversion leaves behind ("not required unless Y is absent"
@@ -97,21 +95,23 @@ class OneSidedConditional(_Lint):
     example = Example("The migration flag is required when the schema is absent.")
 
     def check_text(self, side: Side) -> Iterator[Finding]:
-        everything: list[Polar] | None = None
-        for nid in side.nodes_of(NodeKind.CONDITIONAL):
-            d = side.d(nid)
-            if d["cond_kind"] not in ("if", "when") or d["antecedent_polarity"] != "negative" \
-                    or d["consequent_polarity"] != "positive":
+        cs = side.claims
+        negated = {c.pred_key for c in cs.claims if c.negative}
+        excepted = {c.pred_key for c in cs.claims
+                    if any(kind == "unless" for _, _, kind in c.conditions)}
+        for c in cs.claims:
+            if c.negative or not c.pred_key:
                 continue
-            consequent = content_words(side.text[d["consequent_start"]:d["consequent_end"]])
-            if everything is None:  # once per text: N conditionals must not cost N passes
-                everything = [p for i in range(len(side.units)) for p in polarity_items(side, i)]
-            others = [p for p in everything
-                      if p.node != nid and not (d["antecedent_start"] <= side.d(p.node)["start"]
-                                                < d["antecedent_end"])]
-            if consequent and not any(p.scope & consequent for p in others):
-                yield self.finding(f"{side.text[d['start']:d['antecedent_end']]!r}: nothing says "
-                                   "what holds otherwise", side.ev_node(nid))
+            for ante, _, kind in c.conditions:
+                a = cs.by_id.get(ante)
+                if kind not in ("if", "when") or a is None or not a.negative:
+                    continue
+                if c.pred_key in negated or c.pred_key in excepted:
+                    continue
+                yield self.finding(f"{short(c.text)!r} holds {kind} {short(a.text, 40)!r}: "
+                                   "nothing says what holds otherwise",
+                                   claim_ev(side, c, "claim"))
+                break
 
 
 class UndefinedIdentifier(_Lint):
@@ -144,4 +144,4 @@ class UndefinedIdentifier(_Lint):
             if uses:
                 first = min(uses, key=lambda u: G.nodes[u]["start"])
                 yield self.finding(f"{d['key']!r} is used but never defined",
-                                   side.ev_node(first))
+                                   side.ev_node(first, "dependent"))

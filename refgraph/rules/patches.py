@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 
 from ..align import UnitStatus
 from ..findings import Finding
 from .base import Example, Rule
 from .context import Context
-
-_SPACE = re.compile(r"\s+")
-
 
 def changed_regions(before: str, after: str) -> list[tuple[int, int, int, int]]:
     """Character ranges ``(b0, b1, a0, a1)`` where ``after`` differs from ``before``.
@@ -48,7 +44,7 @@ def changed_regions(before: str, after: str) -> list[tuple[int, int, int, int]]:
             b0, a0 = b0 + 1, a0 + 1
         while b1 > b0 and a1 > a0 and before[b1 - 1] == after[a1 - 1]:
             b1, a1 = b1 - 1, a1 - 1
-        if _SPACE.sub("", before[b0:b1]) == _SPACE.sub("", after[a0:a1]):
+        if "".join(before[b0:b1].split()) == "".join(after[a0:a1].split()):
             continue  # whitespace only: a reflow, not a change
         out.append((b0, b1, a0, a1))
     return out

@@ -6,7 +6,7 @@ import pytest
 
 import refgraph
 from refgraph.analyze import Analyzer
-from refgraph.rules.entities import MergedEntity
+from refgraph.rules.merged_entity import MergedEntity
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import pytest
 
 import refgraph
 from refgraph.analyze import Analyzer
-from refgraph.rules.recovery import PrunedNegativeResult, UnrecoverablePrune
+from refgraph.rules.pruned_negative_result import PrunedNegativeResult
+from refgraph.rules.unrecoverable_prune import UnrecoverablePrune
 
 
 @pytest.fixture(scope="module")

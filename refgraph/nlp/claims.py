@@ -1,0 +1,899 @@
+"""``refgraph_claims``: one claim per clause, with what the clause asserts and about what.
+
+A claim is the unit rewrites are checked on: a predicate (a lemma), its polarity (does the clause
+assert or deny it), its modality and strength (hedged or not), its force (obligation,
+prohibition, permission or advice), its mood (a question, an order or a statement), who it is
+attributed to inside the text (a reporting or attitude frame: "Caroline said ...", "I think
+..."), its content terms, and its arguments: the mentions, identifiers, handles, quantities and
+references inside the clause. Relations the clause takes part in come out as *links* between
+records (kind and offsets), which the graph builder turns into edges: ``arg`` (claim -> thing),
+``negates`` / ``qualifies`` / ``governs`` (negation / hedge / constraint -> claim),
+``conditions`` (consequent claim -> antecedent claim) and ``supports`` (premise claim ->
+conclusion claim). Schema: ``docs/graph.md``.
+
+Accurate mode reads clauses off the dependency parse: a clause is a verb that heads the
+sentence or a ``conj``, ``advcl``, ``ccomp``, ``relcl``, ``csubj`` or ``parataxis`` relation,
+with every token it governs that no nearer clause head does. Fast mode approximates this with
+rules and says what it misses: a clause runs between hard punctuation (";", a dash, a colon
+after more than a short label), clause openers ("because", "which", "if") and conjunctions
+after a comma; its predicate is the best-placed word of the verb lexicon (after a subject
+pronoun, an auxiliary, a modal, "to" or a negation; never after a determiner). So fast mode
+does not split "A and B failed and C passed" without a comma, does not see relative clauses
+without "which"/"who", and can take a noun for the verb when the verb is rare.
+
+Polarity is the parity of the negation cues over the clause: syntactic cues ("not", "never",
+"no"), a negative quantifier ("few", "hardly"), a negative affix on the predicate itself
+("unreachable" = not reachable), a predicate of the antonym lexicon ("absent" = not present,
+"failed" = did not pass) and a negative implicative ("failed to connect" = did not connect).
+"without" and "except" negate a part of the clause, not the clause, and are not counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..blocks import SPEAKER_LABEL, TURN_LABEL
+from ..model import NodeKind, Scalar
+from ..resources import load_json
+from .lemmas import approx_lemma, key
+from .records import add_attrs, ensure_group, raw_records
+from .text import clause_openers, stopwords
+from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
+
+SPAN_KEY = "rg_claims"
+LINKS_KEY = "rg_links"
+MAX_TERMS = 32  # content terms kept per claim: a 5,000-word "sentence" stays one bounded claim
+MAX_ARGS = 32
+
+_CLAIM = NodeKind.CLAIM.value
+_CONSTRAINT = NodeKind.CONSTRAINT.value
+_ARG_KINDS = frozenset({NodeKind.MENTION.value, NodeKind.IDENTIFIER.value,
+                        NodeKind.HANDLE.value, NodeKind.QUANTITY.value,
+                        NodeKind.DEICTIC.value})
+_HARD = frozenset({";", "—", "–", "--"})
+_OPEN = frozenset({"(", "["})
+_CLOSE = frozenset({")", "]"})
+_CONTRASTS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
+_CLAUSE_DEPS = frozenset({"ROOT", "conj", "advcl", "ccomp", "relcl", "csubj", "csubjpass",
+                          "parataxis"})
+_SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+_OBJ_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "pobj", "acomp", "obj", "iobj"})
+# Openers that start a clause only when a component saw one there (a conditional or a causal
+# record): "before noon" and "since 2019" are phrases, "before the tests pass" is a clause.
+_IF_RECORDED = frozenset({"before", "after", "until", "till", "since", "so", "when", "once",
+                          "as", "for"})
+# Epistemic hedge classes (a claim's strength) and deontic ones (its force); "approximation"
+# belongs to the quantity it qualifies, "can" and "will" are ability and future, not hedges.
+_EPISTEMIC = frozenset({"possibility", "likelihood", "evidential", "scope"})
+_NOT_HEDGES = frozenset({"can", "will", "some"})
+_SKIPPED_CUES = frozenset({"without", "rather than", "on the contrary", "other than"})
+_QUESTION_ENDS = frozenset({"?"})
+# After "and"/"but", these open a second verb phrase: "keep X and do not deploy".
+_VERB_OPENERS = frozenset({"do", "don't", "does", "did", "never", "then", "is", "are", "was",
+                           "were", "will", "should", "must", "can", "may", "might", "has",
+                           "have", "had", "also"})
+
+# A link between two records of one doc: (src kind, src start, src end, edge kind, dst kind,
+# dst start, dst end, attributes or None). ``src kind`` "prev" stands for the last claim
+# before this doc (a "Therefore, ..." that opens a block rests on the block before).
+Link = tuple[str, int, int, str, str, int, int, dict[str, Scalar] | None]
+
+
+@cache
+def _lex() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "predicates.json")
+    return data
+
+
+@cache
+def _grammar() -> dict[str, Any]:
+    data: dict[str, Any] = load_json("lexicon", "grammar.json")
+    return data
+
+
+@cache
+def _words(name: str) -> frozenset[str]:
+    return frozenset(str(w) for w in _grammar()[name])
+
+
+@cache
+def _negative_quantifiers() -> frozenset[str]:
+    return frozenset(load_json("lexicon", "negation.json")["negative_quantifiers"])
+
+
+@cache
+def _light() -> frozenset[str]:
+    """Keys of the auxiliaries' lemmas (be, have, do, get): predicates with no content."""
+    return frozenset(key(approx_lemma(w)) for w in _words("auxiliaries"))
+
+
+@cache
+def _complements() -> frozenset[str]:
+    """Words that are a predicate after a copula other than "be" ("went missing", "stays
+    empty"): the antonyms and the synonym groups' members."""
+    lex = _lex()
+    return frozenset(lex["antonyms"]) | frozenset(lex["antonyms"].values()) | frozenset(
+        w for group in lex["synonyms"] for w in group)
+
+
+@cache
+def _verb_keys() -> frozenset[str]:
+    return frozenset(key(v) for v in _lex()["verbs"])
+
+
+@cache
+def _key_set(name: str) -> frozenset[str]:
+    return frozenset(key(v) for v in _lex()[name])
+
+
+@cache
+def _implicatives() -> dict[str, str]:
+    return {key(k): str(v) for k, v in _lex()["implicatives"].items()}
+
+
+@cache
+def _classes() -> dict[str, tuple[str, bool]]:
+    """Predicate key -> (its class key, whether the word denies the class). Antonyms first
+    ("absent" -> (present, True)), then synonym groups (their first member is the class);
+    a word in several groups takes the first."""
+    out: dict[str, tuple[str, bool]] = {}
+    syn: dict[str, str] = {}
+    for group in _lex()["synonyms"]:
+        head = key(group[0])
+        for w in group:
+            syn.setdefault(key(w), head)
+    for word, base in _lex()["antonyms"].items():
+        b = key(base)
+        out.setdefault(key(word), (syn.get(b, b), True))
+    for w, head in syn.items():
+        out.setdefault(w, (head, False))
+    return out
+
+
+def predicate_class(pred_key: str) -> tuple[str, bool]:
+    """The class key of a predicate key and whether the predicate denies it.
+
+    >>> predicate_class(key("absent")), predicate_class(key("deleted"))
+    (('present', True), ('keep', True))
+    """
+    return _classes().get(pred_key, (pred_key, False))
+
+
+@dataclass(slots=True)
+class _Clause:
+    tokens: list[int]
+    head: int = -1  # the clause's head token (accurate: the verb the parse names), or -1
+    pred: int = -1  # the token whose lemma is the predicate, or -1 (a verbless fragment)
+    flip: bool = False  # a negative implicative over the predicate ("failed to connect")
+    frame_of: int = -1  # a reporting/attitude frame: index of the clause it embeds
+    frame: str = ""  # "report" or "attitude" for an embedded clause: how it is attributed
+    reported_by: str = ""  # the frame's subject ("caroline", "i", "user")
+    subject: str = ""
+    imperative: bool = False
+    question: bool = False
+    args: list[tuple[str, int, int, dict[str, Any]]] = field(default_factory=list)
+
+
+class ClaimTagger:
+    """spaCy component: see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, *, use_dependencies: bool) -> None:
+        self.name = name
+        self.use_dependencies = use_dependencies
+
+    def __call__(self, doc: Doc) -> Doc:
+        ensure_group(doc, SPAN_KEY)
+        links: list[Link] = doc.user_data.setdefault(LINKS_KEY, [])
+        v = view(doc, refresh=True)
+        n = len(v.starts)
+        if not n:
+            return doc
+        accurate = self.use_dependencies and doc.has_annotation("DEP")
+        recs = [r for r in raw_records(doc) if r[0] != _CLAIM]
+        first = _after_label(v)
+        atomic = _atomic(v, recs)
+        clauses: list[_Clause] = []
+        bounds = [*v.sent_starts, n]
+        for k in range(len(v.sent_starts)):
+            s, e = max(bounds[k], first), bounds[k + 1]
+            if s >= e:
+                continue
+            found = _parse_clauses(doc, v, s, e, atomic) if accurate else \
+                _rule_clauses(v, s, e, _opener_starts(v, recs), atomic)
+            if _is_question(v, s, e):
+                for c in found:
+                    c.question, c.imperative = True, False
+            clauses.extend(found)
+        _Builder(doc, v, recs, clauses, links, accurate).emit()
+        return doc
+
+
+# ------------------------------------------------------------------------------------------
+# clause segmentation
+
+
+def _after_label(v: DocView) -> int:
+    """The first token after a leading speaker label ("user:", "tool[call_7]:",
+    "Caroline [D1:3]:"), else 0: a label is not part of any claim."""
+    m = TURN_LABEL.match(v.text)
+    if m is None:
+        m = SPEAKER_LABEL.match(v.text)
+        if m is None or not m.group("id"):
+            return 0  # "Timeout: 30 s" is a claim, "Caroline [D1:3]:" a label
+    return v.token_at(m.end()) + (1 if v.starts[v.token_at(m.end())] < m.end() else 0)
+
+
+def _atomic(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
+    """Tokens inside identifiers and handles (`terraform apply`, src/fields.py): a name is
+    an argument, never a clause or a predicate of its own."""
+    kinds = (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value)
+    out: set[int] = set()
+    for r in recs:
+        if r[0] in kinds and r[2] > r[1]:
+            out.update(range(v.token_at(r[1]), v.token_at(r[2] - 1) + 1))
+    return frozenset(out)
+
+
+def _opener_starts(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
+    """Tokens where a conditional or causal record starts (for _IF_RECORDED)."""
+    kinds = (NodeKind.CONDITIONAL.value, NodeKind.CAUSAL.value)
+    return frozenset(v.token_at(r[1]) for r in recs if r[0] in kinds)
+
+
+def _is_question(v: DocView, s: int, e: int) -> bool:
+    k = e - 1
+    while k > s and v.flags(k) & SPACE:
+        k -= 1
+    return v.tok(k) in _QUESTION_ENDS
+
+
+def _parse_clauses(doc: Doc, v: DocView, s: int, e: int, atomic: frozenset[int]
+                   ) -> list[_Clause]:
+    """Clauses of the sentence [s, e) from the dependency parse."""
+    heads: dict[int, _Clause] = {}
+    owner: dict[int, int] = {}
+    for i in range(s, e):
+        tok = doc[i]
+        if i in atomic and tok.dep_ != "ROOT":
+            continue
+        if tok.dep_ == "ROOT" or (tok.dep_ in _CLAUSE_DEPS and tok.pos_ in ("VERB", "AUX")
+                                  and tok.head.i != i):
+            heads[i] = _Clause([], head=i)
+    for i in range(s, e):
+        j = i
+        path = []
+        while j not in heads and j not in owner:
+            path.append(j)
+            h = doc[j].head.i
+            if h == j or not s <= h < e:
+                break
+            j = h
+        top = owner.get(j, j if j in heads else -1)
+        if top < 0 and not v.flags(j) & (PUNCT | SPACE):
+            heads[j] = _Clause([], head=j)  # its head is outside the range (a label's)
+            top = j
+        for p in path:
+            owner[p] = top
+        if i in heads:
+            owner[i] = i
+    for i in range(s, e):
+        o = owner.get(i, -1)
+        if o >= 0 and not v.flags(i) & SPACE:
+            heads[o].tokens.append(i)
+    out: list[_Clause] = []
+    index: dict[int, int] = {}
+    for i in sorted(heads):
+        c = heads[i]
+        if not c.tokens:
+            continue
+        index[i] = len(out)
+        out.append(c)
+        tok = doc[i]
+        pred = i
+        if tok.lemma_ in _words("copulas"):
+            comp = next((ch for ch in tok.children if ch.dep_ == "acomp"), None)
+            if comp is not None:
+                pred = comp.i
+        else:
+            x = next((ch for ch in tok.children if ch.dep_ == "xcomp" and ch.pos_ == "VERB"),
+                     None)
+            sign = _implicatives().get(key(tok.lemma_.lower()))
+            if x is not None and sign in ("-", "+"):
+                pred = x.i
+                c.flip = sign == "-"
+        c.pred = pred
+        subj = next((ch for ch in tok.children if ch.dep_ in _SUBJ_DEPS), None)
+        if subj is not None:
+            c.subject = subj.lower_
+        c.imperative = (tok.tag_ == "VB" and subj is None and tok.dep_ in ("ROOT", "conj")
+                        and not any(ch.dep_ in ("aux", "auxpass") and ch.lower_ not in (
+                            "do", "don't") for ch in tok.children))
+    for i, ci in index.items():
+        c, tok = out[ci], doc[i]
+        k = key(tok.lemma_.lower())
+        frame = "report" if k in _key_set("reporting") else \
+            "attitude" if k in _key_set("attitude") else ""
+        if not frame:
+            continue
+        emb = next((ch for ch in tok.children if ch.dep_ == "ccomp" and ch.i in index), None)
+        if emb is not None:
+            c.frame_of = index[emb.i]
+            inner = out[index[emb.i]]
+            inner.frame, inner.reported_by = frame, c.subject
+    return out
+
+
+def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
+                  atomic: frozenset[int]) -> list[_Clause]:
+    """Clauses of the sentence [s, e) by rule (fast mode; see the module docstring)."""
+    words, lowers = v.words, v.lowers
+    openers = clause_openers()
+    coords = _words("coordinators")
+    subjects = _words("subject_pronouns")
+    negatives = _words("negative_starts")
+    label_max = int(_grammar()["label_max_tokens"])
+    cuts = [s]
+    last = s
+    for k in range(s + 1, e):
+        prev, low = words[k - 1], lowers[k]
+        before = lowers[k - 1]
+        if before in negatives or (k >= 2 and (lowers[k - 2], before) in _CONTRASTS):
+            continue  # "not yet", "not until", "rather than where": the cue opens it
+        cut = False
+        if prev in _HARD:
+            cut = True
+        elif words[k] in _OPEN or prev in _OPEN:
+            # A parenthetical "(not in staging)" is a claim of its own; "(call_403)" and
+            # "(2 GiB)" belong to the clause they annotate.
+            cut = _clausal_parenthetical(v, k if words[k] in _OPEN else k - 1, e, atomic)
+        elif words[k] in _CLOSE or prev in _CLOSE:
+            cut = _clausal_parenthetical(v, _opening(v, k, s), e, atomic)
+        elif prev == ":":
+            # "Timeout: 30 s" is one claim; "No failover: the runbook says never to
+            # promote" two: a colon cuts when a verb follows it or the label is long.
+            cut = k - 1 - last > label_max or _verb_ahead(v, k, e, atomic)
+        elif low in openers and (low not in _IF_RECORDED or k in recorded):
+            cut = True
+        elif low in coords and (prev in (",", ";") or (
+                k + 1 < e and low != "or" and (lowers[k + 1] in subjects
+                                               or lowers[k + 1] in _VERB_OPENERS
+                                               or lowers[k + 1] in negatives))):
+            cut = True
+        elif prev == ",":
+            cut = (low in subjects and low not in ("that", "this", "it", "one")) or \
+                low in negatives or (k not in atomic and _verbal(v, k)) or (
+                    # "2 failed, 41 passed": a number, then its verb
+                    k + 1 < e and v.flags(k) & NUM and _verbal(v, k + 1)) or (
+                    low == "it" and k + 1 < e and lowers[k + 1] in _words("auxiliaries")) or (
+                    k >= 2 and lowers[k - 2] in negatives)  # "if not, pause ..."
+        if cut and k > last:
+            cuts.append(k)
+            last = k
+    cuts.append(e)
+    out: list[_Clause] = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        toks = [i for i in range(a, b) if not v.flags(i) & SPACE]
+        if toks:
+            out.extend(_split_frame(v, _Clause(toks), atomic))
+    return out
+
+
+def _opening(v: DocView, k: int, s: int) -> int:
+    """The bracket that the closing one at or before ``k`` closes (or -1)."""
+    depth = 0
+    for i in range(k, s - 1, -1):
+        if v.words[i] in _CLOSE:
+            depth += 1
+        elif v.words[i] in _OPEN:
+            depth -= 1
+            if depth <= 0:
+                return i
+    return -1
+
+
+def _clausal_parenthetical(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
+    """Whether the parenthetical opened at token ``k`` says something of its own: it holds
+    a negation or a verb."""
+    if k < 0:
+        return False
+    negatives = _words("negative_starts")
+    for i in range(k + 1, min(e, k + 40)):
+        if v.words[i] in _CLOSE:
+            return False
+        if i in atomic:
+            continue
+        if v.lowers[i] in negatives or _verbal(v, i) or (
+                v.flags(i) & ALPHA and v.lowers[i] in _words("auxiliaries")):
+            return True
+    return False
+
+
+def _verbal(v: DocView, k: int) -> bool:
+    """A word that starts a verb phrase right after a comma ("fails on CI, passes
+    locally"): a verb of the lexicon inflected as a verb, or an auxiliary or modal."""
+    low = v.lowers[k]
+    if low in _words("auxiliaries") or low in _words("modals"):
+        return True
+    if not v.flags(k) & ALPHA or v.words[k][:1].isupper():
+        return False
+    lemma = approx_lemma(low)
+    return lemma != low and key(lemma) in _verb_keys() and low.endswith(("s", "ed"))
+
+
+def _verb_ahead(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
+    """Whether a verb stands between token ``k`` and the next hard boundary."""
+    for i in range(k, min(e, k + 12)):
+        if v.words[i] in _HARD or v.words[i] == ":":
+            return False
+        if i in atomic or not v.flags(i) & ALPHA:
+            continue
+        low = v.lowers[i]
+        if low in _words("auxiliaries") or low in _words("modals"):
+            return True
+        if key(approx_lemma(low)) in _verb_keys() and approx_lemma(low) != low:
+            return True
+    return False
+
+
+def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
+                 ) -> list[_Clause]:
+    """Split a reporting or attitude frame ("I think", "Caroline told Melanie that") off the
+    clause it embeds, then find each part's predicate."""
+    toks = c.tokens
+    lowers = v.lowers
+    frames = _key_set("reporting") | _key_set("attitude")
+    for pos, i in enumerate(toks[:-2]):
+        if i in atomic or not v.flags(i) & ALPHA or lowers[i] in stopwords() or lowers[i] in \
+                _words("auxiliaries") or key(approx_lemma(lowers[i])) not in frames:
+            continue
+        if not _verb_position(v, toks, pos):
+            continue
+        rest = toks[pos + 1:]
+        comps = _words("complementizers")
+        cut = -1
+        for j, t in enumerate(rest[:4]):
+            if lowers[t] in comps:
+                cut = j + 1
+                break
+        if cut < 0:
+            # "thinks the cache is stale", "told Melanie she ...": the embedded clause starts
+            # after the verb, or after one addressee word, and must have a verb of its own.
+            skip = 1 if rest and (lowers[rest[0]] in ("me", "him", "her", "us", "them", "you")
+                                  or v.words[rest[0]][:1].isupper()) else 0
+            cut = skip
+        inner = _Clause(rest[cut:])
+        _rule_predicate(v, inner, atomic)
+        if inner.pred < 0 or len(inner.tokens) < 2:
+            continue
+        k = key(approx_lemma(lowers[i]))
+        frame = _Clause(toks[:pos + 1 + cut], frame_of=1)
+        _rule_predicate(v, frame, atomic)
+        frame.head = frame.pred = i
+        inner.frame = "report" if k in _key_set("reporting") else "attitude"
+        inner.reported_by = frame.subject
+        return [frame, *_split_frame(v, inner, atomic)]
+    _rule_predicate(v, c, atomic)
+    return [c]
+
+
+def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
+    """Whether the word at ``toks[pos]`` stands where a verb does: after a subject (a pronoun,
+    a capitalised name), an auxiliary, a modal, "to" or a negation, or with past-tense
+    morphology ("said", "mentioned"), and never after a determiner ("the report")."""
+    lowers, words = v.lowers, v.words
+    low = lowers[toks[pos]]
+    prev = lowers[toks[pos - 1]] if pos else ""
+    if prev in _words("determiners"):
+        return False
+    if prev in _words("auxiliaries") or prev in _words("modals") or prev in (
+            "to", "not", "n't", "never", "also", "then", "just", "and"):
+        return True
+    if prev in _words("subject_pronouns") or (pos and words[toks[pos - 1]][:1].isupper()):
+        return True
+    return approx_lemma(low) != low and not low.endswith("s")
+
+
+def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()) -> None:
+    """The predicate of a rule clause: the best-placed verb-like word or a copula's
+    complement (see the module docstring), else none. Also its subject and mood."""
+    verbs = _verb_keys()
+    aux = _words("auxiliaries")
+    modals = _words("modals")
+    dets = _words("determiners")
+    preps = _words("prepositions")
+    copulas = _words("copulas")
+    complements = _complements()
+    subjects = _words("subject_pronouns")
+    stop = stopwords()
+    lowers, words = v.lowers, v.words
+    best, best_score = -1, -99
+    be_at = -1
+    toks = c.tokens
+    complement = -1
+    for pos, i in enumerate(toks):
+        low = lowers[i]
+        if not v.flags(i) & ALPHA or i in atomic:
+            continue
+        copula = approx_lemma(low) in copulas and pos + 1 < len(toks) and \
+            lowers[toks[pos + 1]] in complements
+        if low in aux or low in modals or copula:
+            if (low in aux and approx_lemma(low) == "be") or copula:
+                be_at = i
+                # "is absent", "was not required": the complement is the predicate
+                k = pos + 1
+                while k < len(toks) and lowers[toks[k]] in _BE_ADVERBS:
+                    k += 1
+                if k < len(toks) and v.flags(toks[k]) & ALPHA and lowers[toks[k]] not in stop \
+                        and lowers[toks[k]] not in dets and complement < 0:
+                    complement = toks[k]
+            continue
+        if low in stop:
+            continue
+        k = key(approx_lemma(low))
+        verbal = k in verbs or (len(low) > 4 and (low.endswith("ed") or low.endswith("ing")))
+        if not verbal and i != complement:
+            continue
+        prev = lowers[toks[pos - 1]] if pos else ""
+        score = 1
+        if i == complement:
+            score += 4
+        elif prev in aux or prev in modals or prev in ("to", "not", "n't", "never", "no",
+                                                       "longer") or (
+                prev in subjects and prev != "that"):
+            score += 3
+        elif prev in dets or prev in preps or (pos > 1 and words[toks[pos - 1]][:1].isupper()):
+            score -= 3  # "the report", "for orders": a noun
+        if pos == 0 and approx_lemma(low) == low:
+            score += 2  # "Call deploy ...": an order
+        if low.endswith("ed") or (low.endswith("s") and pos and prev not in dets):
+            score += 1
+        if score > best_score:
+            best, best_score = i, score
+    if best >= 0 and best_score > -1:
+        c.head = c.pred = best
+        sign = _implicatives().get(key(approx_lemma(lowers[best])))
+        if sign in ("-", "+"):
+            after = [i for i in toks if i > best]
+            if len(after) >= 2 and lowers[after[0]] == "to":
+                nxt = after[1]
+                if key(approx_lemma(lowers[nxt])) in verbs:
+                    c.pred = nxt
+                    c.flip = sign == "-"
+    elif be_at >= 0:
+        c.head = c.pred = be_at
+    if c.head >= 0:
+        for i in reversed([i for i in toks if i < c.head]):
+            low = lowers[i]
+            if low in subjects or (words[i][:1].isupper() and low not in dets
+                                   and low not in _words("discourse_words")):
+                c.subject = low
+                break
+        first = toks[0]
+        lead = lowers[first]
+        c.imperative = (c.head == first and approx_lemma(lead) == lead) or (
+            lead in ("do", "don't", "never", "please", "always") and c.head in toks[1:4]
+            and not any(lowers[i] in subjects for i in toks[:toks.index(c.head)]))
+
+
+_BE_ADVERBS = frozenset({"not", "n't", "never", "also", "still", "now", "already", "very",
+                         "really", "no", "longer", "so", "quite", "too", "always", "usually"})
+
+
+# ------------------------------------------------------------------------------------------
+# attributes and links
+
+
+class _Builder:
+    """Claim records and links for the clauses of one doc."""
+
+    def __init__(self, doc: Doc, v: DocView, recs: list[list[Any]], clauses: list[_Clause],
+                 links: list[Link], accurate: bool) -> None:
+        self.doc, self.v, self.recs, self.clauses = doc, v, recs, clauses
+        self.links, self.accurate = links, accurate
+        n = len(v.starts)
+        self.owner = [-1] * n
+        for ci, c in enumerate(clauses):
+            for i in c.tokens:
+                self.owner[i] = ci
+        self.spans: list[tuple[int, int] | None] = [None] * len(clauses)
+
+    def clause_at(self, char: int) -> int:
+        i = self.v.token_at(char)
+        return self.owner[i] if i < len(self.owner) else -1
+
+    def emit(self) -> None:
+        v, doc = self.v, self.doc
+        by_clause: dict[int, dict[str, list[list[Any]]]] = {}
+        for r in self.recs:
+            # A constraint belongs to the clause it governs ("before the tests pass, do not
+            # deploy": the prohibition's clause), everything else to the clause it is in.
+            at = int(r[3].get("governed_start", r[1])) if r[0] == _CONSTRAINT else r[1]
+            ci = self.clause_at(at)
+            if ci >= 0:
+                by_clause.setdefault(ci, {}).setdefault(r[0], []).append(r)
+        neg_quants = _negative_quantifiers()
+        for ci, c in enumerate(self.clauses):
+            toks = [i for i in c.tokens if not v.flags(i) & (PUNCT | SPACE)]
+            if not toks:
+                continue
+            got = by_clause.get(ci, {})
+            cue_toks: set[int] = set()
+            negs = 0
+            pred_word = v.low(c.pred) if c.pred >= 0 else ""
+            base_word = pred_word
+            negated_by: list[list[Any]] = []
+            for r in got.get(NodeKind.NEGATION.value, ()):
+                a = r[3]
+                cue_tok = v.token_at(r[1])
+                cue_toks.update(range(cue_tok, v.token_at(max(r[1], r[2] - 1)) + 1))
+                kind, cue = a.get("cue_kind"), a.get("cue")
+                opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
+                if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
+                    continue
+                if kind == "affix":
+                    if cue_tok != c.pred or r[1] != v.starts[cue_tok]:
+                        continue  # a negative affix on some other word negates that word
+                    base_word = pred_word[r[2] - r[1]:]
+                negs += 1
+                negated_by.append(r)
+            for i in toks:
+                if v.low(i) in neg_quants and (i == 0 or v.low(i - 1) not in ("a", "quite")):
+                    negs += 1
+                    cue_toks.add(i)
+                    break
+            for r in got.get(NodeKind.QUANTITY.value, ()):
+                a = r[3]
+                if a.get("magnitude") == 0 and a.get("bound") == "=" and "unit" in a:
+                    negs += 1  # "0 rows matched" says what "no rows matched" says
+                    break
+            pred_lemma = ""
+            if c.pred >= 0:
+                pred_lemma = self._lemma(c.pred) if base_word == pred_word else base_word
+            pkey = key(pred_lemma) if pred_lemma else ""
+            cls, denies = predicate_class(pkey) if pkey else ("", False)
+            negative = (negs + int(c.flip) + int(denies)) % 2 == 1
+            qualified = any(r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") ==
+                            "exception" for r in got.get(NodeKind.NEGATION.value, ()))
+            hedges = got.get(NodeKind.HEDGE.value, [])
+            strength, modality, force = 1.0, "", ""
+            for r in hedges:
+                a = r[3]
+                cue_toks.update(range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1))
+                term, mclass = a.get("term"), a.get("modality")
+                if term in _NOT_HEDGES or v.token_at(r[1]) == c.pred:
+                    continue
+                if _counterfactual(v, v.token_at(max(r[1], r[2] - 1))):
+                    continue  # "should have been charged": what ought to have happened
+                if mclass in _EPISTEMIC and float(a["strength"]) < strength:
+                    strength, modality = float(a["strength"]), str(mclass)
+                elif mclass == "necessity":
+                    force = "obligation"
+                elif mclass == "advice" and force != "obligation":
+                    force = "advice"
+            if c.frame == "attitude" and c.reported_by in _words("first_person") \
+                    and strength > 0.6:
+                strength, modality = 0.6, "evidential"  # "I think the cache is stale"
+            constraints = got.get(NodeKind.CONSTRAINT.value, [])
+            for r in constraints:
+                kind = r[3].get("constraint_kind")
+                if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred:
+                    force = str(kind)
+            if force in ("obligation", "advice") and negative:
+                force = "prohibition"
+            if c.imperative and negative and not force:
+                force = "prohibition"
+            mood = "question" if c.question else "imperative" if c.imperative else "declarative"
+            args = [r for kind in _ARG_KINDS for r in got.get(kind, ())]
+            args.sort(key=lambda r: (r[1], r[2]))
+            args = args[:MAX_ARGS]
+            terms = self._terms(toks, cue_toks, c.pred, pkey)
+            if not terms and not args and not negs:
+                continue
+            if c.frame_of >= 0 and all(self._role(r, c) == "subj" for r in args) \
+                    and len(set(terms) - {pkey, key(subject_word(c))}) == 0:
+                continue  # "I think", "she said": attribution of the next claim, no content
+            s, e = v.starts[toks[0]], v.ends[toks[-1]]
+            if any(sp == (s, e) for sp in self.spans):
+                continue
+            self.spans[ci] = (s, e)
+            attrs: dict[str, Scalar] = {
+                "predicate": pred_lemma, "pred_key": cls, "polarity":
+                "negative" if negative else "positive", "strength": strength}
+            if modality:
+                attrs["modality"] = modality
+            if force:
+                attrs["force"] = force
+            attrs["mood"] = mood
+            subject = self._subject(c, args)
+            if subject:
+                attrs["subject"] = subject
+            if c.frame:
+                attrs["frame"] = c.frame
+                if c.reported_by:
+                    attrs["reported_by"] = c.reported_by
+            if c.pred >= 0:
+                attrs["head_start"], attrs["head_end"] = v.starts[c.pred], v.ends[c.pred]
+            lex_pred = pkey or ""
+            if lex_pred in _key_set("finding") or cls in _key_set("finding"):
+                attrs["finding"] = True
+            if lex_pred in _key_set("side_effect"):
+                attrs["side_effect"] = True
+            if pkey in _light():
+                attrs["light"] = True  # "be", "have": the arguments carry the meaning
+            if any(v.low(i) in _words("exclusives") for i in toks):
+                attrs["exclusive"] = True  # "only up to 3,000 req/s": says what is not
+            if negs > 1:
+                attrs["negations"] = negs
+            if negative:
+                # What makes it negative: a cue ("not", "no", "0 rows", "failed to"), or only
+                # a predicate that denies its base ("failed" = did not pass).
+                attrs["denial"] = "cue" if (negs + int(c.flip)) % 2 else "predicate"
+                if denies and cls in _key_set("existence"):
+                    attrs["absence"] = True  # "absent", "missing", "empty": not there
+            if qualified:
+                attrs["qualified"] = True  # "without", "except": a part is negated
+            attrs["terms"] = " ".join(terms)
+            attrs["signature"] = _signature(cls, args)
+            add_attrs(doc, SPAN_KEY, NodeKind.CLAIM, s, e, attrs, "CLAIM")
+            for r in args:
+                role = self._role(r, c)
+                self.links.append((_CLAIM, s, e, "arg", r[0], r[1], r[2], {"role": role}))
+            for r in negated_by:
+                self.links.append((r[0], r[1], r[2], "negates", _CLAIM, s, e, None))
+            for r in hedges:
+                self.links.append((r[0], r[1], r[2], "qualifies", _CLAIM, s, e, None))
+            for r in constraints:
+                self.links.append((r[0], r[1], r[2], "governs", _CLAIM, s, e, None))
+        self._relations()
+
+    def _subject(self, c: _Clause, args: list[list[Any]]) -> str:
+        """The clause's subject: the key of the named argument in subject position, else the
+        subject word ("i", "she", "caroline")."""
+        v = self.v
+        head_char = v.starts[c.head] if c.head >= 0 else -1
+        for r in args:
+            if r[0] in (NodeKind.MENTION.value, NodeKind.IDENTIFIER.value) and (
+                    head_char < 0 or r[1] < head_char) and self._role(r, c) == "subj":
+                a = r[3]
+                return str(a.get("key", a.get("name", "")))
+        return c.subject
+
+    def _lemma(self, i: int) -> str:
+        if self.accurate:
+            lemma = self.doc[i].lemma_.lower()
+            if lemma:
+                return lemma
+        return approx_lemma(self.v.low(i))
+
+    def _terms(self, toks: list[int], skip: set[int], pred: int, pkey: str) -> list[str]:
+        v = self.v
+        stop = stopwords()
+        aux, modals = _words("auxiliaries"), _words("modals")
+        discourse = _words("discourse_words")
+        out: set[str] = set()
+        if pkey and pkey not in _light():
+            out.add(predicate_class(pkey)[0])  # "be", "have": no content of their own
+        for i in toks:
+            if i in skip or i == pred:
+                continue
+            low = v.low(i)
+            label = len(low) <= 3 and (v.tok(i).isupper() or any(ch.isdigit() for ch in low))
+            if (not label and (low in stop or low in aux or low in modals or low in discourse)
+                    ) or not any(ch.isalnum() for ch in low):
+                continue  # "A" of "shard A", "2" of "node 2": a label names which one
+            if not (v.flags(i) & ALPHA or any(ch.isdigit() for ch in low)):
+                continue
+            k = low if label else key(self._lemma(i) if v.flags(i) & ALPHA else low)
+            if k:
+                out.add(k)  # as it is: synonym classes are for predicates ("email" the noun
+                # is not "send")
+            if len(out) >= MAX_TERMS:
+                break
+        return sorted(out)
+
+    def _role(self, r: list[Any], c: _Clause) -> str:
+        v = self.v
+        i = v.token_at(r[1])
+        if self.accurate:
+            j = v.token_at(max(r[1], r[2] - 1))
+            for t in self.doc[i:j + 1]:
+                if t.dep_ in _SUBJ_DEPS:
+                    return "subj"
+                if t.dep_ in _OBJ_DEPS:
+                    return "obj"
+            return "other"
+        if c.head < 0:
+            return "other"
+        return "subj" if i < c.head else "obj"
+
+    def _relations(self) -> None:
+        """``conditions`` and ``supports`` links from the doc's conditional and causal
+        records, between the claims that hold their parts."""
+        spans = self.spans
+        links = self.links
+
+        def claim_at(char: int) -> tuple[int, int] | None:
+            ci = self.clause_at(char)
+            return spans[ci] if ci >= 0 else None
+
+        for r in self.recs:
+            kind, a = r[0], r[3]
+            if kind == NodeKind.CONDITIONAL.value:
+                ante = claim_at(int(a["antecedent_start"]))
+                cons = claim_at(int(a["consequent_start"]))
+                if ante is None or cons is None or ante == cons:
+                    continue
+                links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],
+                              {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}))
+            elif kind == NodeKind.CAUSAL.value:
+                concl = claim_at(int(a["conclusion_start"]))
+                if concl is None:
+                    continue
+                conn: dict[str, Scalar] = {"connective": str(a["connective"])}
+                prem = claim_at(int(a["premise_start"])) if "premise_start" in a else None
+                if prem == concl:
+                    continue
+                if prem is not None:
+                    links.append((_CLAIM, prem[0], prem[1], "supports", _CLAIM, concl[0],
+                                  concl[1], conn))
+                    links.append((kind, r[1], r[2], "signals", _CLAIM, prem[0], prem[1],
+                                  {"role": "premise"}))
+                else:
+                    # No premise in the sentence (it opens with the connective, or only a
+                    # speaker label stands before it): the previous claim, in this doc, or
+                    # else the last claim of the block before (the graph builder knows it).
+                    prev = [sp for sp in spans if sp is not None and sp[1] <= r[1]]
+                    if prev:
+                        p = max(prev, key=lambda sp: sp[1])
+                        links.append((_CLAIM, p[0], p[1], "supports", _CLAIM, concl[0],
+                                      concl[1], conn))
+                        links.append((kind, r[1], r[2], "signals", _CLAIM, p[0], p[1],
+                                      {"role": "premise"}))
+                    else:
+                        links.append(("prev", 0, 0, "supports", _CLAIM, concl[0], concl[1],
+                                      conn))
+                links.append((kind, r[1], r[2], "signals", _CLAIM, concl[0], concl[1],
+                              {"role": "conclusion"}))
+
+
+def subject_word(c: _Clause) -> str:
+    return c.subject.split("[", 1)[0]
+
+
+def _counterfactual(v: DocView, i: int) -> bool:
+    """A modal followed by "have" ("should have", "must not have"): a counterfactual, no
+    hedge and no order."""
+    n = len(v.starts)
+    k = i + 1
+    while k < n and v.low(k) in ("not", "n't", "never"):
+        k += 1
+    return k < n and v.low(k) in ("have", "'ve")
+
+
+def _signature(cls: str, args: list[list[Any]]) -> str:
+    """The claim's match key: its predicate class and the keys of its named arguments (a
+    quantity by its unit, so a changed value keeps the signature)."""
+    keys: set[str] = set()
+    for r in args:
+        kind, a = r[0], r[3]
+        if kind == NodeKind.MENTION.value:
+            keys.add(f"e:{a.get('key', '')}")
+        elif kind == NodeKind.IDENTIFIER.value:
+            keys.add(f"i:{a.get('name', '')}")
+        elif kind == NodeKind.HANDLE.value:
+            keys.add(f"h:{a.get('value', '')}")
+        elif kind == NodeKind.QUANTITY.value:
+            keys.add(f"q:{a.get('base_unit', '#')}")
+    return "|".join([cls, *sorted(keys)])
+
+
+@Language.factory("refgraph_claims", default_config={"use_dependencies": True},
+                  assigns=["doc.spans", "doc._.rg_records"],
+                  requires=["doc._.rg_records"])
+def make_claims(nlp: Language, name: str, use_dependencies: bool) -> ClaimTagger:
+    return ClaimTagger(nlp, name, use_dependencies=use_dependencies)

@@ -1,0 +1,93 @@
+"""RG202 changed-quantity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Arg
+from ..findings import Finding
+from .base import Example, Rule
+from .common import arg_ev, same_quantity, strict_pairs
+from .context import Context
+
+_OPPOSITE = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _direction(bound: str) -> str:
+    return bound[:1] if bound[:1] in "<>" else ""
+
+
+class ChangedQuantity(Rule):
+    """A number, unit or bound of a kept claim changed.
+
+    ## What it detects
+    A quantity of a before claim whose strict counterpart in after (the same predicate about
+    the same things) holds a quantity of the same dimension with another value ("300 s" ->
+    "300 ms", "3 retries" -> "5 retries") or the opposite bound ("at most 5" -> "at least 5"),
+    while no after quantity anywhere states the before one. Equal amounts in other units
+    ("2,000 ms" and "2 s") and the rounding summaries do ("4.2M" for 4,193,280, "about 40"
+    for 41) are the same quantity.
+
+    ## Why it matters
+    The sentence reads as correct and the agent acts on the wrong number: a TTL a thousand
+    times shorter, a limit turned into a floor.
+    """
+
+    code = "RG202"
+    name = "changed-quantity"
+    summary = "a value, unit or bound changed (equal values in other units do not fire)"
+    hint = "Restore the before value, unit and bound."
+    example = Example("Keep the cache TTL at 300 seconds.", "Keep the cache TTL at 300 ms.")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        after_qs = [x for a in ctx.after.claims.claims for x in a.args_of("quantity")]
+        for b in ctx.before.claims.claims:
+            qs = b.args_of("quantity")
+            if not qs or not b.asserted:
+                continue
+            for q in qs:
+                if q.base_magnitude is None or any(_states(q, x) for x in after_qs):
+                    continue
+                hit = self._changed(ctx, b.id, q)
+                if hit is not None:
+                    x, why, conf = hit
+                    yield self.finding(
+                        f"{q.text!r} became {x.text!r}: {why}",
+                        arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
+                        confidence=conf, hint=f"Write {q.text!r} in after, not {x.text!r}.")
+                    break
+
+    @staticmethod
+    def _changed(ctx: Context, bid: str, q: Arg) -> tuple[Arg, str, float] | None:
+        b = ctx.before.claims.by_id[bid]
+        others = [y for y in b.args_of("quantity") if y is not q]
+        for a, p in strict_pairs(ctx, b):
+            cands = [x for x in a.args_of("quantity") if x.base_unit == q.base_unit
+                     and x.base_magnitude is not None]
+            # The after quantity that stands for q: one of its dimension that states none of
+            # the before claim's other quantities.
+            cands = [x for x in cands if not any(_states(y, x) for y in others)]
+            if len(cands) != 1:
+                continue
+            x = cands[0]
+            conf = 0.55 + 0.35 * p.coverage
+            if _direction(q.bound) and _direction(x.bound) and \
+                    _direction(x.bound) != _direction(q.bound) and same_value(q, x):
+                return x, f"the bound turned from {q.bound} to {x.bound}", conf
+            if not same_value(q, x):
+                unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
+                return x, f"the value changed{unit}", conf
+        return None
+
+
+def same_value(q: Arg, x: Arg) -> bool:
+    return same_quantity(q, x) or (q.bound == "~" and same_quantity(x, q))
+
+
+def _states(q: Arg, x: Arg) -> bool:
+    """Whether after quantity ``x`` states before quantity ``q``: same value, compatible
+    bound."""
+    if not same_value(q, x):
+        return False
+    dq, dx = _direction(q.bound), _direction(x.bound)
+    return not (dq and dx and dq != dx)

@@ -1,0 +1,128 @@
+"""RG102 dangling-deictic."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+
+from ..claims import Claim
+from ..findings import Finding
+from ..model import EdgeKind, NodeKind
+from .base import Example, Rule
+from .common import kept, short
+from .context import Context, Side
+
+_REFERS_TO = EdgeKind.REFERS_TO.value
+_DEICTIC = NodeKind.DEICTIC.value
+
+
+class DanglingDeictic(Rule):
+    """A reference in after lost what it pointed at.
+
+    ## What it detects
+    A reference that before resolved ("the above constraint", "that retry budget", "as
+    noted", "the former") and after keeps, while what it pointed at in before has no
+    counterpart in after: after's copy of the reference points at nothing, or at something
+    else.
+
+    ## Why it matters
+    The reference reads as grounded and is not: the agent fills in whatever it finds nearest,
+    or invents the antecedent.
+    """
+
+    code = "RG102"
+    name = "dangling-deictic"
+    summary = '"the above constraint", "that retry budget", "as noted" lost what it pointed at'
+    hint = "Restore what the reference points at, or replace the reference by what it means."
+    example = Example("Never restart the primary during a backup.\n\nThe cache is warm.\n\n"
+                      "Keep the above constraint in mind.",
+                      "The cache is warm.\n\nKeep the above constraint in mind.", intent="prune")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        before = _resolved(ctx.before)
+        for nid in ctx.after.nodes_of(_DEICTIC):
+            d = ctx.after.d(nid)
+            if d.get("deictic_kind") == "pronoun":
+                continue
+            wanted = (str(d["text"]).lower(), str(d.get("head", "")))
+            found = before.get(wanted)
+            if found is None:
+                continue
+            b_node, target, claims = found
+            if not claims or any(kept(ctx, c) for c in claims):
+                continue
+            claim = max(claims, key=lambda c: c.end - c.start)
+            now = _target(ctx.after, nid)
+            if now is not None:
+                held = _holders(ctx.after, now)
+                if not held or any(s.id in {c.id for c in claims}
+                                   for a_claim in held for s, _ in _sources(ctx, a_claim)):
+                    continue
+                tail = f"now points at {short(ctx.after.d(now)['text'], 50)!r}"
+            else:
+                tail = "points at nothing"
+            yield self.finding(
+                f"{d['text']!r} pointed at {short(claim.text)!r}, which after no longer holds; "
+                f"it {tail}",
+                ctx.before.ev(claim.start, claim.end, "missing", claim.id),
+                ctx.after.ev_node(nid, "dependent"), confidence=0.8)
+
+
+def _sources(ctx: Context, a: Claim) -> list[tuple[Claim, float]]:
+    al = ctx.alignment.claims
+    if al is None:
+        return []
+    by_id = ctx.before.claims.by_id
+    return [(by_id[p.before], p.score) for p in al.sources(a.id)]
+
+
+def _target(side: Side, nid: str) -> str | None:
+    for _, v, k in side.G.out_edges(nid, keys=True):
+        if k == _REFERS_TO:
+            return str(v)
+    return None
+
+
+def _holders(side: Side, node: str) -> list[Claim]:
+    """The claims a reference's target stands for: the claim it is, the claims of a sentence
+    (what "as noted" points at), else the innermost claim that holds it."""
+    cs = side.claims
+    if node in cs.by_id:
+        return [cs.by_id[node]]
+    d = side.d(node)
+    if d["kind"] in (NodeKind.SENTENCE.value, NodeKind.BLOCK.value):
+        return [c for c in cs.claims if d["start"] <= c.start and c.end <= d["end"]]
+    found = _holder(side, node)
+    return [found] if found is not None else []
+
+
+def _holder(side: Side, node: str) -> Claim | None:
+    """The innermost claim a node is inside of."""
+    cs = side.claims
+    d = side.d(node)
+    starts = side.memo.get("claim_starts")
+    if starts is None:
+        starts = side.memo["claim_starts"] = [c.start for c in cs.claims]
+    k = bisect.bisect_right(starts, d["start"])
+    best: Claim | None = None
+    for c in cs.claims[max(0, k - 8):k]:  # claims nest a few deep at most
+        if c.start <= d["start"] and d["end"] <= c.end and (
+                best is None or c.end - c.start < best.end - best.start):
+            best = c
+    return best
+
+
+def _resolved(side: Side) -> dict[tuple[str, str], tuple[str, str, list[Claim]]]:
+    """(reference text, head) -> (its node, what it points at, the claim that is or holds it),
+    for each reference of ``side`` that resolves."""
+    out: dict[tuple[str, str], tuple[str, str, list[Claim]]] = {}
+    for nid in side.nodes_of(_DEICTIC):
+        d = side.d(nid)
+        if d.get("deictic_kind") == "pronoun":
+            continue
+        target = _target(side, nid)
+        if target is None:
+            continue
+        out.setdefault((str(d["text"]).lower(), str(d.get("head", ""))),
+                       (nid, target, _holders(side, target)))
+    return out

@@ -1,0 +1,86 @@
+"""RG304 dropped-hedge."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Claim
+from ..findings import Finding
+from .base import Example, Rule
+from .common import arg_ev, claim_ev, pairs, same_quantity, short, strict_pairs
+from .context import Context
+
+HEDGED = 0.95  # a claim weaker than this is hedged
+_ATTRIBUTED = frozenset({"attitude", "report"})
+
+
+def hedged(c: Claim) -> bool:
+    """Hedged, or attributed to someone's view ("she thinks", "they said"): not asserted as
+    fact."""
+    return c.strength < HEDGED or c.frame in _ATTRIBUTED
+
+
+class DroppedHedge(Rule):
+    """A hedge is gone: a possibility became a fact, or advice became an obligation.
+
+    ## What it detects
+    A before claim that is hedged (``may``, ``likely``, ``I think``, ``sometimes``: its
+    strength is below 1) restated by an after claim of the same predicate about the same
+    things that asserts it outright, when no other after claim keeps it hedged; a ``should``
+    that became a ``must``; an approximate number ("about 40") stated as exact ("40"). A
+    hedge kept in another form ("probably", "reportedly", "X thinks") is kept.
+
+    ## Why it matters
+    The hedge carried the evidence's weight. Without it the agent treats a guess as a
+    finding and stops looking.
+    """
+
+    code = "RG304"
+    name = "dropped-hedge"
+    summary = "a hedge was dropped, or should became must"
+    hint = "Keep the hedge ('may', 'likely', 'about') or the weaker modal."
+    example = Example("The nightly export may fail when the bucket is full.",
+                      "The nightly export fails when the bucket is full.", intent="summarize")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        for b in ctx.before.claims.claims:
+            if not b.asserted or b.mood == "imperative":
+                continue
+            strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted]
+            if not strict:
+                continue
+            if hedged(b) and b.strength < HEDGED:
+                if any(hedged(a) for a, _ in pairs(ctx, b) if a.pred_key == b.pred_key):
+                    continue
+                a, p = strict[0]
+                if a.negative != b.negative:
+                    continue  # a flipped polarity is RG301's
+                yield self.finding(
+                    f"{short(b.text)!r} was hedged ({b.modality}); after states "
+                    f"{short(a.text)!r} as a fact",
+                    claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
+                    confidence=0.5 + 0.35 * p.coverage)
+                continue
+            if b.force == "advice":
+                strong = [(a, p) for a, p in strict if a.force == "obligation"]
+                if strong and not any(a.force == "advice" for a, _ in strict):
+                    a, p = strong[0]
+                    yield self.finding(
+                        f"{short(b.text)!r} advised it; after {short(a.text)!r} requires it",
+                        claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
+                        confidence=0.5 + 0.35 * p.coverage)
+                    continue
+            for q in b.args_of("quantity"):
+                if q.bound != "~":
+                    continue
+                exact = [(a, x) for a, _ in strict for x in a.args_of("quantity")
+                         if x.bound == "=" and same_quantity(q, x)]
+                approx = any(x.bound == "~" and same_quantity(q, x) for a, _ in pairs(ctx, b)
+                             for x in a.args_of("quantity"))
+                if exact and not approx and not any(hedged(a) for a, _ in strict):
+                    a, x = exact[0]
+                    yield self.finding(
+                        f"{q.text!r} was approximate; after states {x.text!r} as exact",
+                        arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
+                        confidence=0.55)
+                    break

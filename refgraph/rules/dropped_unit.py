@@ -1,0 +1,58 @@
+"""RG201 dropped-unit."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from ..findings import Finding
+from .base import Example, Rule
+from .common import arg_ev, pairs, same_quantity
+from .context import Context
+
+_RESTATED = 0.4  # how well an after claim must restate the before claim to hold its number
+
+
+class DroppedUnit(Rule):
+    """A number survived but its unit or scale did not.
+
+    ## What it detects
+    A quantity with a unit in a before claim ("30 seconds", "4 GB", "20 million rows") whose
+    counterpart claim in after holds the same number with no unit ("30"), while no after
+    quantity anywhere states it with its unit (in any unit: "0.5 min" keeps "30 s").
+
+    ## Why it matters
+    A bare number is read in whatever unit the reader assumes: 30 seconds and 30 milliseconds
+    differ a thousandfold, and the text no longer says which.
+    """
+
+    code = "RG201"
+    name = "dropped-unit"
+    summary = "a number survives but its unit or scale is gone"
+    hint = "Write the unit next to the number again."
+    example = Example("The request timeout is 30 seconds.", "The request timeout is 30.")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        after_qs = [x for a in ctx.after.claims.claims for x in a.args_of("quantity")]
+        for b in ctx.before.claims.claims:
+            for q in b.args_of("quantity"):
+                if not q.unit or q.magnitude is None:
+                    continue
+                if any(same_quantity(q, x) for x in after_qs):
+                    continue
+                for a, p in pairs(ctx, b):
+                    if p.score < _RESTATED:
+                        continue
+                    bare = [x for x in a.args_of("quantity") if not x.unit and
+                            x.magnitude is not None and math.isclose(x.magnitude, q.magnitude)]
+                    if bare:
+                        x = bare[0]
+                        yield self.finding(
+                            f"{q.text!r} became {x.text!r}: the number kept its value but lost "
+                            "its unit", arg_ev(ctx.before, q, "claim"),
+                            arg_ev(ctx.after, x, "conflict"), confidence=0.6 + 0.35 * p.score,
+                            hint=f"Write {q.text!r} in after, not {x.text!r}.")
+                        break
+                else:
+                    continue
+                break

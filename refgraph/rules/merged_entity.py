@@ -1,0 +1,106 @@
+"""RG103 merged-entity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Arg, Claim
+from ..findings import Finding
+from .base import Example, Rule
+from .common import arg_ev, claim_ev, pairs
+from .context import Context
+
+_RESTATED = 0.35
+
+
+def _qualifiers(key: str) -> frozenset[str]:
+    """The qualifiers of an entity key ``head[q1;q2]``."""
+    if "[" not in key:
+        return frozenset()
+    return frozenset(q for q in key.split("[", 1)[1].rstrip("]").split(";") if q)
+
+
+def _words(key: str) -> frozenset[str]:
+    """The words of an entity key's qualifiers ("replica[of=shard a;primary]" -> shard, a,
+    primary), lower-cased: "Shard A primary replica" keeps the "a" that tells it apart."""
+    out: set[str] = set()
+    for q in _qualifiers(key):
+        out.update(q.split("=", 1)[-1].strip("()").lower().split())
+    return frozenset(out)
+
+
+class MergedEntity(Rule):
+    """Two things before kept apart are one thing in after.
+
+    ## What it detects
+    Two entities of before with the same head and different distinguishing qualifiers ("the
+    primary replica of shard A" and "... of shard B", "Sam (billing)" and "Sam (support)"),
+    each in its own claim, and an after claim that restates both of those claims with a
+    mention of that head that has lost what told them apart ("the primary replica"), while
+    after names neither of the two as before did.
+
+    ## Why it matters
+    Deduplication keyed on words instead of identity makes one claim that is true of neither.
+    It is the most dangerous merge: the memory looks cleaner after it.
+    """
+
+    code = "RG103"
+    name = "merged-entity"
+    summary = 'two entities before kept apart ("replica of shard A/B") are one in after'
+    hint = "Keep the qualifier that tells the two apart (shard A / shard B) on each claim."
+    example = Example("The primary replica of shard A is db-7. The primary replica of shard B "
+                      "is db-9.", "The primary replica is db-7.", intent="summarize")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        by_head: dict[str, dict[str, list[tuple[Claim, Arg]]]] = {}
+        for b in ctx.before.claims.claims:
+            for m in b.args_of("mention"):
+                if _qualifiers(m.key):
+                    by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))
+        after_keys = {m.key for a in ctx.after.claims.claims for m in a.args_of("mention")}
+        reported: set[str] = set()
+        for head, keyed in by_head.items():
+            if len(keyed) < 2 or head in reported:
+                continue
+            kept_apart = [k for k in keyed if k in after_keys]
+            if len(kept_apart) >= 2:
+                continue
+            found = _merge(ctx, head, keyed, kept_apart)
+            if found is None:
+                continue
+            (b1, m1), (b2, m2), a, x = found
+            reported.add(head)
+            yield self.finding(
+                f"{m1.text!r} and {m2.text!r} are one {x.text!r} in after",
+                arg_ev(ctx.before, m1, "claim"), arg_ev(ctx.before, m2, "claim"),
+                claim_ev(ctx.after, a, "conflict"), confidence=0.7)
+
+
+def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
+           kept_apart: list[str]) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg] | None:
+    """Two occurrences of different keys whose claims an after claim restates with a mention
+    of ``head`` that carries neither key's distinguishing qualifiers."""
+    keys = sorted(keyed)
+    for i, k1 in enumerate(keys):
+        for k2 in keys[i + 1:]:
+            w1, w2 = _words(k1), _words(k2)
+            distinct = (w1 - w2) | (w2 - w1)
+            if not distinct:
+                continue
+            for b1, m1 in keyed[k1]:
+                hits1 = {a.id for a, p in pairs(ctx, b1) if p.score >= _RESTATED}
+                for b2, m2 in keyed[k2]:
+                    if b1.id == b2.id:
+                        continue
+                    hits2 = {a.id for a, p in pairs(ctx, b2) if p.score >= _RESTATED}
+                    # after restates both, or one while the other's key is gone from after
+                    for aid in sorted(hits1 | hits2):
+                        if not (aid in hits1 and aid in hits2) and (k1 in kept_apart
+                                                                    or k2 in kept_apart):
+                            continue
+                        a = ctx.after.claims.by_id[aid]
+                        for x in a.args_of("mention"):
+                            if x.head == head and x.key not in (k1, k2) and \
+                                    not (_words(x.key) & distinct):
+                                return (b1, m1), (b2, m2), a, x
+    return None

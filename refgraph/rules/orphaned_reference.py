@@ -1,0 +1,108 @@
+"""RG101 orphaned-reference."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Claim
+from ..findings import Finding
+from ..model import EdgeKind, NodeKind, RefKind, referent_id
+from .base import Example, Rule
+from .common import claim_ev, kept, short
+from .context import Context, Side
+
+_DEFINES = EdgeKind.DEFINES.value
+_MEASURES = EdgeKind.MEASURES.value
+
+
+class OrphanedReference(Rule):
+    """An identifier is still used in after, but its definition is gone.
+
+    ## What it detects
+    An identifier that before defines (``MAX_RETRIES=3``, "let BUDGET be 40 GPU-hours",
+    ``X: 5 GB``) and after still uses, when after defines it nowhere and no after claim
+    restates the defining claim (its value next to the name keeps it).
+
+    ## Why it matters
+    The uses survive and the binding does not: the constant's value now lives only in what was
+    pruned, and the agent will assume one.
+    """
+
+    code = "RG101"
+    name = "orphaned-reference"
+    summary = "an identifier or defined term is still used in after but its definition is gone"
+    hint = "Keep the definition (NAME=value) in after, or inline the value where it is used."
+    example = Example("MAX_RETRIES=3 caps the attempts.\n\nRetry the upload up to MAX_RETRIES "
+                      "times.", "Retry the upload up to MAX_RETRIES times.", intent="prune")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        defined_after = _defined(ctx.after)
+        used_after = _uses(ctx.after)
+        for name, (node, claim) in _definitions(ctx.before).items():
+            if name in defined_after or name not in used_after:
+                continue
+            if claim is not None and kept(ctx, claim):
+                continue
+            if _value_restated(ctx, name):
+                continue  # "up to MAX_RETRIES (3) times": the value stands next to the name
+            use, use_claim = used_after[name]
+            evidence = [ctx.before.ev_node(node, "missing")]
+            if claim is not None:
+                evidence[0] = claim_ev(ctx.before, claim, "missing")
+            evidence.append(claim_ev(ctx.after, use_claim, "dependent") if use_claim else
+                            ctx.after.ev_node(use, "dependent"))
+            text = claim.text if claim is not None else ctx.before.d(node)["text"]
+            yield self.finding(
+                f"{name!r} is still used in after, but its definition {short(text)!r} is gone",
+                *evidence, confidence=0.85)
+
+
+def _definitions(side: Side) -> dict[str, tuple[str, Claim | None]]:
+    """Identifier name -> (its first defining occurrence, the claim it is in)."""
+    out: dict[str, tuple[str, Claim | None]] = {}
+    holder = {a.node: c for c in side.claims.claims for a in c.args}
+    for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
+        d = side.d(nid)
+        name = str(d["name"])
+        if name in out:
+            continue
+        if any(k == _DEFINES for _, _, k in side.G.out_edges(nid, keys=True)):
+            out[name] = (nid, holder.get(nid))
+    return out
+
+
+def _values(side: Side, name: str) -> list[float]:
+    """The values quantities of ``side`` give identifier ``name`` (``measures`` edges)."""
+    rid = referent_id(RefKind.IDENTIFIER, name)
+    if rid not in side.G:
+        return []
+    return [float(side.d(u)["base_magnitude"]) for u, _, k in side.G.in_edges(rid, keys=True)
+            if k == _MEASURES and "base_magnitude" in side.d(u)]
+
+
+def _value_restated(ctx: Context, name: str) -> bool:
+    """Whether after states the value before bound ``name`` to: a quantity that measures it,
+    or one in a claim that names it."""
+    values = set(_values(ctx.before, name))
+    if not values:
+        return False
+    if values & set(_values(ctx.after, name)):
+        return True
+    for c in ctx.after.claims.claims:
+        if any(a.key == name for a in c.args_of("identifier")) and any(
+                q.base_magnitude in values for q in c.args_of("quantity")):
+            return True
+    return False
+
+
+def _defined(side: Side) -> set[str]:
+    return set(_definitions(side))
+
+
+def _uses(side: Side) -> dict[str, tuple[str, Claim | None]]:
+    holder = {a.node: c for c in side.claims.claims for a in c.args}
+    out: dict[str, tuple[str, Claim | None]] = {}
+    for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
+        name = str(side.d(nid)["name"])
+        out.setdefault(name, (nid, holder.get(nid)))
+    return out

@@ -1,0 +1,82 @@
+"""RG502 pruned-negative-result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Claim
+from ..findings import Finding
+from .base import Example, Rule
+from .common import claim_ev, identity, live, pairs, short, thread
+from .context import Context
+
+_SAID = 0.3  # a negative after claim this close to the finding restates it
+_RESULT_BLOCKS = frozenset({"log", "json"})
+
+
+def negative_finding(c: Claim) -> bool:
+    """A claim that reports what a check, search, test or lookup did not find: a plain
+    negative statement (a negation cue or an absence, not an order, a hypothetical or a
+    "without"), in a tool's output, a log line, or with a finding predicate ("matched",
+    "found", "returned", "absent") outside a conversation's turns. "No worries" in a chat is
+    not one, nor is "3 tests failed" (a failure found, not an absence)."""
+    if not c.negative or not c.asserted or c.mood != "declarative" or c.force:
+        return False
+    if c.qualified or c.conditions or c.conditioned or c.frame == "attitude":
+        return False  # "never runs without a lock", "if errors exceed 1%": no plain finding
+    if c.denial != "cue" and not c.absence:
+        return False  # "3 tests failed" is a failure found, not an absence
+    if c.source.startswith("tool") or c.block_kind in _RESULT_BLOCKS:
+        return True
+    return c.finding and not c.source.startswith("speaker:")
+
+
+class PrunedNegativeResult(Rule):
+    """A negative finding of a check was removed or blurred.
+
+    ## What it detects
+    A before claim that reports a negative result of a check, search, test or lookup ("no rows
+    matched", "the email column was absent", "grep found nothing") that no after claim still
+    states: no negative counterpart, in any wording ("0 rows" = "none found" = "no matches"),
+    and none naming the same identifier, handle or entity as negative. It is an error while
+    after still mentions, plans or questions the finding's subject, and a warning when the
+    whole thread has left the context.
+
+    ## Why it matters
+    Absence is unfalsifiable once the evidence is gone: the agent will search again, or worse,
+    assume the field exists.
+    """
+
+    code = "RG502"
+    name = "pruned-negative-result"
+    summary = '"no rows matched", "field X was absent" removed or blurred'
+    hint = "Keep the negative result (what was checked and that nothing was found)."
+    example = Example("Checked the export. The email column was absent in all 3 files. "
+                      "Next: backfill the email column.",
+                      "Checked the export. Next: backfill the email column.", intent="prune")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        for n in ctx.before.claims.claims:
+            if not negative_finding(n):
+                continue
+            if _said(ctx, n):
+                continue
+            dependents = live(ctx, thread(ctx.before, n))
+            evidence = [claim_ev(ctx.before, n, "missing")]
+            if dependents:
+                evidence.append(claim_ev(ctx.after, dependents[0], "dependent"))
+                tail = f"after still relies on its subject: {short(dependents[0].text, 50)!r}"
+            else:
+                tail = "after no longer mentions its subject"
+            yield self.finding(f"the negative result {short(n.text)!r} is gone; {tail}",
+                               *evidence, confidence=0.7 if dependents else 0.45,
+                               severity="error" if dependents else "warning")
+
+
+def _said(ctx: Context, n: Claim) -> bool:
+    """Whether after still states ``n``: a negative counterpart, or a negative claim naming
+    one of its identifiers, handles or qualified entities."""
+    if any(a.negative and p.score >= _SAID for a, p in pairs(ctx, n)):
+        return True
+    named = {f for f in identity(n) if f.startswith(("i:", "h:"))}
+    return any(a.negative for a in live(ctx, named))

@@ -1,0 +1,179 @@
+"""RG501 unrecoverable-prune."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..claims import Claim
+from ..findings import Finding
+from ..model import NodeKind
+from .base import Example, Rule
+from .common import claim_ev, identity, kept, live, same_quantity, short, thread
+from .context import Context, Side
+
+_RESTATED = 0.5  # share of a tool result's claims after must restate for nothing to be lost
+_SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
+_TOOL_ROLES = frozenset({"tool", "observation", "function"})
+_ISSUER_REACH = 3  # blocks back from a tool result to the turn that issued its call
+
+
+class UnrecoverablePrune(Rule):
+    """Material that existed only in the context was removed and nothing can re-fetch it.
+
+    ## What it detects
+    - A tool result whose claims after does not restate, with no handle left to re-fetch it
+      (its call id, a path or URL it came from), while after still talks about its subject.
+      A handle to a one-shot side effect (a charge, a send, a delete) does not count: running
+      it again does not give the result back.
+    - A user correction that after dropped while it keeps the claim the correction replaced.
+
+    The finding is an error while after still depends on the lost material (mentions its
+    subject, keeps what it corrected); it is a warning when the whole thread left the context.
+
+    ## Why it matters
+    The evidence that could show a later summary wrong is the thing that was pruned: the agent
+    can no longer discover its own mistake.
+    """
+
+    code = "RG501"
+    name = "unrecoverable-prune"
+    summary = "a tool result or user correction pruned with no handle left to re-fetch it"
+    hint = "Keep the result, or leave its handle (call id, path, URL, ledger key) in after."
+    example = Example("assistant: checking the audit table schema\n"
+                      "tool[call_8]: columns id, timestamp, actor, action, ip_addr (5 columns)\n"
+                      "assistant: the schema is known now",
+                      "assistant: checking the audit table schema\n"
+                      "assistant: the audit table has 5 columns", intent="prune")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        yield from self._tool_results(ctx)
+        yield from self._corrections(ctx)
+
+    def _tool_results(self, ctx: Context) -> Iterator[Finding]:
+        before = ctx.before
+        after_handles = _handles(ctx.after)
+        after_features = frozenset(ctx.after.claims.by_feature)
+        after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
+        blocks = before.nodes_of(NodeKind.BLOCK.value)
+        for k, bid in enumerate(blocks):
+            d = before.d(bid)
+            if str(d.get("role", "")) not in _TOOL_ROLES:
+                continue
+            claims = before.claims.by_block.get(bid, [])
+            handles = _block_handles(before, bid, claims) | _issuer_handles(before, blocks, k)
+            one_shot = any(c.side_effect for c in claims)
+            if _any_handle(handles, after_handles) and not one_shot:
+                continue
+            facts = frozenset().union(*(identity(c) for c in claims)) if claims else frozenset()
+            topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
+                frozenset()
+            quantities = [q for c in claims for q in c.args_of("quantity")]
+            lost = (facts - after_features) or {
+                q.text for q in quantities if not any(same_quantity(q, x) for x in after_qs)}
+            if not lost:
+                continue  # every fact of it is still said: it was redundant
+            dependents = live(ctx, topic)
+            where = f"the result of {d['turn_id']}" if d.get("turn_id") else "a tool result"
+            evidence = [before.ev(d["start"], d["end"], "missing", bid)]
+            if dependents:
+                evidence.append(claim_ev(ctx.after, dependents[0], "dependent"))
+                message = (f"{where} ({short(str(d['text']), 50)!r}) was summarized or pruned "
+                           f"with no handle to re-fetch it, and after still relies on it: "
+                           f"{short(dependents[0].text, 50)!r}")
+            else:
+                message = (f"{where} ({short(str(d['text']), 50)!r}) was pruned with no handle "
+                           "to re-fetch it; after no longer mentions its subject")
+            yield self.finding(message, *evidence, confidence=0.75 if dependents else 0.5,
+                               severity="error" if dependents else "warning")
+
+    def _corrections(self, ctx: Context) -> Iterator[Finding]:
+        before = ctx.before.claims
+        for u in before.claims:
+            if u.source != "user" or not u.asserted:
+                continue
+            old = _corrected(before.claims, u)
+            if old is None or kept(ctx, u) or not kept(ctx, old):
+                continue
+            stale = max((p for p in ctx.alignment.claims.counterparts(old.id)),
+                        key=lambda p: p.score) if ctx.alignment.claims else None
+            if stale is None:
+                continue
+            a = ctx.after.claims.by_id[stale.after]
+            yield self.finding(
+                f"the user's correction {short(u.text)!r} was pruned, and after keeps what it "
+                f"corrected: {short(a.text)!r}",
+                claim_ev(ctx.before, u, "missing"), claim_ev(ctx.before, old, "claim"),
+                claim_ev(ctx.after, a, "dependent"), confidence=0.7)
+
+
+def _corrected(claims: list[Claim], u: Claim) -> Claim | None:
+    """The earlier claim user claim ``u`` contradicts: the same predicate about the same
+    named things, with the other polarity or another value of the same dimension."""
+    mine = identity(u)
+    for e in reversed(claims[:u.index]):
+        if e.pred_key != u.pred_key or not (identity(e) & mine) or e.source == "user":
+            continue
+        if e.negative != u.negative:
+            return e
+        qe = {(q.base_unit, q.base_magnitude) for q in e.args_of("quantity")}
+        qu = {(q.base_unit, q.base_magnitude) for q in u.args_of("quantity")}
+        if qe and qu and {x for x, _ in qe} & {x for x, _ in qu} and not qe & qu:
+            return e
+    return None
+
+
+def _handles(side: Side) -> set[str]:
+    out = {a.key for c in side.claims.claims for a in c.args_of("handle")}
+    for bid in side.nodes_of(NodeKind.BLOCK.value):
+        d = side.d(bid)
+        if d.get("turn_id"):
+            out.add(str(d["turn_id"]))
+    for nid in side.nodes_of(NodeKind.HANDLE.value):
+        out.add(str(side.d(nid)["value"]))
+    return out
+
+
+def _block_handles(side: Side, bid: str, claims: list[Claim]) -> set[str]:
+    """The handles a tool result can be re-fetched by: its call id and the sources it
+    names."""
+    d = side.d(bid)
+    out = {str(d["turn_id"])} if d.get("turn_id") else set()
+    for c in claims:
+        out.update(a.key for a in c.args_of("handle") if a.label in _SOURCE_HANDLES)
+    return out
+
+
+def _issuer_handles(side: Side, blocks: list[str], k: int) -> set[str]:
+    """Handles and identifiers of the turn that issued tool result ``blocks[k]`` (the
+    assistant turn before it and any command block in between): running that command again
+    re-fetches the result."""
+    out: set[str] = set()
+    for bid in reversed(blocks[max(0, k - _ISSUER_REACH):k]):
+        for nid in _inside(side, bid):
+            nd = side.d(nid)
+            if nd["kind"] == NodeKind.HANDLE.value:
+                out.add(str(nd["value"]))
+            elif nd["kind"] == NodeKind.IDENTIFIER.value:
+                out.add(str(nd["name"]))
+        if side.d(bid).get("role") in ("assistant", "agent", "ai"):
+            break
+    return out
+
+
+def _inside(side: Side, bid: str) -> list[str]:
+    """The span nodes of a block (through its sentences)."""
+    out: list[str] = []
+    for v in side.G.successors(bid):
+        if side.d(v)["kind"] == NodeKind.SENTENCE.value:
+            out.extend(side.G.successors(v))
+        else:
+            out.append(v)
+    return out
+
+
+def _any_handle(handles: set[str], after: set[str]) -> bool:
+    """Whether after names one of ``handles``: as it is, or a path by the same file name."""
+    if handles & after:
+        return True
+    names = {h.rsplit("/", 1)[-1] for h in after if "/" in h or "." in h}
+    return any(h.rsplit("/", 1)[-1] in names for h in handles if "/" in h or "." in h)

@@ -1,0 +1,214 @@
+"""RG104 unsupported-referent."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+
+from ..claims import Arg, Claim, arg_of_node
+from ..findings import Finding
+from .base import Example, Rule
+from .common import arg_ev, claim_ev, same_quantity
+from .context import Context, Side
+
+_MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
+_SUPPORTING = ("identifier", "handle", "mention")
+_NAMED = frozenset({"PERSON", "ORG", "GPE", "PRODUCT", "NORP", "FAC", "LOC", "EVENT",
+                    "WORK_OF_ART", "LAW", "PROPER"})
+
+
+class UnsupportedReferent(Rule):
+    """After names something nothing in before supports.
+
+    ## What it detects
+    An argument of an after claim (an identifier, a handle, a named entity, a number) that
+    before neither states nor lets one derive. A number is supported when before has it in
+    any unit (pint-converted), has two numbers of its unit that sum to it or differ by it,
+    two whose ratio it is as a percentage, or a list of that many items (the arguments of one
+    claim or block, a run of bullets). A path is supported by the same file under another
+    directory prefix.
+
+    ## Why it matters
+    An invented identifier or number is indistinguishable from a remembered one; the agent
+    will call the function that never existed or report the total nobody measured.
+    """
+
+    code = "RG104"
+    name = "unsupported-referent"
+    summary = "after names an entity, identifier, handle or number nothing in before supports"
+    hint = "Remove it, or add the source it came from."
+    example = Example("The import job wrote 1200 rows to staging.",
+                      "The import job wrote 1200 rows to staging and 40 rows to archive_v2.",
+                      intent="summarize")
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        support = _Support(ctx.before)
+        for a in ctx.after.claims.claims:
+            for x in a.args:
+                why = support.lacks(x, a)
+                if why is None:
+                    continue
+                what, conf = why
+                yield self.finding(
+                    f"{x.text!r} ({what}) is not in before and cannot be derived from it",
+                    arg_ev(ctx.after, x, "argument"), claim_ev(ctx.after, a, "dependent"),
+                    confidence=conf)
+
+
+class _Support:
+    """What before supports, indexed once."""
+
+    def __init__(self, side: Side) -> None:
+        # Every node of before counts, claims or not: a value in a code block or a JSON
+        # line supports a summary's number as well as one in prose.
+        claims = side.claims.claims
+        data = [side.d(n) for kind in _SUPPORTING for n in side.nodes_of(kind)]
+        self.idents = {str(d["name"]) for d in data if d["kind"] == "identifier"}
+        self.idents_lower = {k.lower() for k in self.idents}
+        self.handles = {str(d["value"]) for d in data if d["kind"] == "handle"}
+        for bid in side.nodes_of("block"):
+            turn = side.d(bid).get("turn_id")
+            if turn:
+                self.handles.add(str(turn))
+        self.basenames = {h.rsplit("/", 1)[-1] for h in self.handles}
+        mentions = [d for d in data if d["kind"] == "mention"]
+        self.heads = {str(d["head"]).lower() for d in mentions}
+        self.keys = {str(d["key"]).lower() for d in mentions}
+        self.terms = {t for c in claims for t in c.terms}
+        self.words = self.heads | {w for k in self.keys for w in _key_words(k)} | \
+            set(side.claims.speakers)
+        self.quantities = [arg_of_node(n, side.d(n)) for n in side.nodes_of("quantity")]
+        self.magnitudes = {round(x.magnitude, 9) for x in self.quantities
+                           if x.magnitude is not None}
+        self.numerals = {f"{m:g}" for m in self.magnitudes} | {
+            w for k in self.keys for w in _key_words(k) if any(ch.isdigit() for ch in w)} | {
+            k.lower() for k in self.idents | self.handles}
+        for bid in side.nodes_of("block"):
+            self.numerals.update(str(side.d(bid).get("numerals", "")).split())
+        self.counts = _counts(side, claims)
+        self._sums: dict[str, set[float]] = {}
+
+    def lacks(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
+        """(what kind of thing, confidence) when before does not support ``x``."""
+        if x.kind == "identifier":
+            if x.key in self.idents or x.key.lower() in self.idents_lower or \
+                    x.key in self.handles or any(x.key in h for h in self.handles):
+                return None
+            return "an identifier", 0.8
+        if x.kind == "handle":
+            if x.key in self.handles or x.key.rsplit("/", 1)[-1] in self.basenames or \
+                    any(h.endswith(x.key) or x.key.endswith(h) for h in self.handles):
+                return None
+            parts = [w for w in x.key.lower().split("/") if w]
+            if x.label == "path" and parts and all(w in self.words or w in self.terms or
+                                                   w in self.idents_lower for w in parts):
+                return None  # "id/timestamp/actor/action": a list of before's words
+            return "a handle", 0.8
+        if x.kind == "mention":
+            return self._name(x)
+        if x.kind == "quantity":
+            return self._number(x, claim)
+        return None
+
+    def _name(self, x: Arg) -> tuple[str, float] | None:
+        words = _key_words(x.key.lower())
+        codes = [w for w in words if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+                 and len(w) >= 3]
+        if any(w not in self.words and w not in self.terms and w not in self.numerals
+               for w in codes):
+            return "a name", 0.65  # "db-9", "eu-west-3": a code names which one
+        if x.label not in _NAMED:
+            return None
+        alpha = [w for w in words if w.isalpha()]
+        if not alpha or any(w in self.words or w in self.terms for w in alpha):
+            return None
+        if x.label == "PROPER":
+            return "a name", 0.6 if len(alpha) > 1 else 0.5
+        return "a name", 0.62
+
+    def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
+        m = x.magnitude
+        if m is None or abs(m) <= 1:
+            return None
+        if f"{m:g}" in self.numerals or round(m, 9) in self.magnitudes:
+            return None
+        if not x.unit and m == int(m) and 1900 <= m <= 2100:
+            return None  # a year
+        if any(same_quantity(q, x) or same_quantity(x, q) for q in self.quantities):
+            return None
+        if m == int(m) and int(m) in self.counts:
+            return None
+        if self._derived(x) or _sum_of_others(x, claim, self):
+            return None
+        # Durations and dates are often computed from clock times, which are no quantities
+        # of their own: weaker evidence.
+        if x.bound == "~" or x.base_unit in ("second", "day"):
+            return "a number", 0.5
+        return "a number", 0.62
+
+    def _derived(self, x: Arg) -> bool:
+        """A sum, a difference or a percentage of two before quantities of its unit."""
+        unit = x.base_unit
+        target = x.base_magnitude
+        if target is None:
+            return False
+        if unit not in self._sums:
+            same = [q.base_magnitude for q in self.quantities
+                    if q.base_unit == unit and q.base_magnitude is not None][:_MAX_PAIRS]
+            out: set[float] = set()
+            for p, q in itertools.combinations(same, 2):
+                out.update((round(p + q, 6), round(abs(p - q), 6)))
+            if unit == "dimensionless":  # percentages: p / q of any two before numbers
+                plain = [q.magnitude for q in self.quantities if q.magnitude][:_MAX_PAIRS]
+                for p, q in itertools.permutations(plain, 2):
+                    if q:
+                        out.add(round(p / q, 4))
+            self._sums[unit] = out
+        sums = self._sums[unit]
+        return round(target, 6) in sums or round(target, 4) in sums or any(
+            math.isclose(target, s, rel_tol=1e-3) for s in sums if s) and len(sums) < 50_000
+
+
+def _key_words(key: str) -> list[str]:
+    """The words of an entity key ``head[q1;of=x y]``."""
+    out: list[str] = []
+    for part in key.replace("[", ";").replace("]", "").split(";"):
+        part = part.split("=", 1)[-1].strip("()")
+        out.extend(w for w in part.split() if w)
+    return out
+
+
+def _counts(side: Side, claims: list[Claim]) -> set[int]:
+    """How many items before lists: the arguments of one kind in a claim or in a block, and
+    runs of consecutive bullet blocks."""
+    out: set[int] = set()
+    per_block: dict[tuple[str, str], int] = {}
+    for c in claims:
+        per_kind: dict[str, int] = {}
+        for a in c.args:
+            per_kind[a.kind] = per_kind.get(a.kind, 0) + 1
+            per_block[(c.block, a.kind)] = per_block.get((c.block, a.kind), 0) + 1
+        out.update(per_kind.values())
+    out.update(per_block.values())
+    run = 0
+    for bid in side.nodes_of("block"):
+        if side.d(bid).get("block_kind") == "bullet":
+            run += 1
+            out.add(run)
+        else:
+            run = 0
+    return out
+
+
+def _sum_of_others(x: Arg, claim: Claim, support: _Support) -> bool:
+    """"36 people: 32 singers + 4 chaperones": the claim's other numbers, each supported,
+    add up to ``x``."""
+    others = [q.magnitude for q in claim.args_of("quantity")
+              if q is not x and q.magnitude is not None and (
+                  f"{q.magnitude:g}" in support.numerals)]
+    if len(others) < 2 or x.magnitude is None:
+        return False
+    total = sum(others)
+    return math.isclose(total, x.magnitude) or any(
+        math.isclose(p + q, x.magnitude) for p, q in itertools.combinations(others, 2))
