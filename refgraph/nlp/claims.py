@@ -30,6 +30,7 @@ Polarity is the parity of the negation cues over the clause: syntactic cues ("no
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -632,6 +633,8 @@ class _Builder:
                 cue_tok = v.token_at(r[1])
                 cue_toks.update(range(cue_tok, v.token_at(max(r[1], r[2] - 1)) + 1))
                 kind, cue = a.get("cue_kind"), a.get("cue")
+                if _quoted(v, toks[0], cue_tok):
+                    continue  # 'declined with "do not honour"': a quoted message asserts nothing
                 opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
                 if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
                     continue
@@ -863,6 +866,16 @@ class _Builder:
 
 def subject_word(c: _Clause) -> str:
     return c.subject.split("[", 1)[0]
+
+
+def _quoted(v: DocView, first: int, i: int) -> bool:
+    """Whether token ``i`` stands inside a quotation that opens in its clause or sentence."""
+    lo = v.sent_starts[max(0, bisect.bisect_right(v.sent_starts, i) - 1)]
+    marks = sum(1 for k in range(max(lo, i - 40), i) if v.words[k] in _QUOTES)
+    return marks % 2 == 1
+
+
+_QUOTES = frozenset({'"', "“", "”", "«", "»", "`"})
 
 
 def _counterfactual(v: DocView, i: int) -> bool:

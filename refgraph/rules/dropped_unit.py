@@ -5,12 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import arg_ev, pairs, same_quantity
 from .context import Context
 
 _RESTATED = 0.4  # how well an after claim must restate the before claim to hold its number
+
+
+def _names_unit(a: Claim, unit: str) -> bool:
+    """Whether after claim ``a`` still names ``unit`` as a word of its own."""
+    u = unit.lower()
+    return any(t == u or (len(t) >= 4 and u.startswith(t)) for t in a.terms) or any(
+        m.head.lower() == u for m in a.args_of("mention"))
 
 
 class DroppedUnit(Rule):
@@ -43,6 +51,8 @@ class DroppedUnit(Rule):
                 for a, p in pairs(ctx, b):
                     if p.score < _RESTATED:
                         continue
+                    if _names_unit(a, q.unit):
+                        continue  # "shards: two", "two (A and C) shards": the noun is there
                     bare = [x for x in a.args_of("quantity") if not x.unit and
                             x.magnitude is not None and math.isclose(x.magnitude, q.magnitude)]
                     if bare:

@@ -57,15 +57,12 @@ class MergedEntity(Rule):
             for m in b.args_of("mention"):
                 if _qualifiers(m.key):
                     by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))
-        after_keys = {m.key for a in ctx.after.claims.claims for m in a.args_of("mention")}
+        after_words = _after_words(ctx)
         reported: set[str] = set()
         for head, keyed in by_head.items():
             if len(keyed) < 2 or head in reported:
                 continue
-            kept_apart = [k for k in keyed if k in after_keys]
-            if len(kept_apart) >= 2:
-                continue
-            found = _merge(ctx, head, keyed, kept_apart)
+            found = _merge(ctx, head, keyed, after_words)
             if found is None:
                 continue
             (b1, m1), (b2, m2), a, x = found
@@ -76,31 +73,40 @@ class MergedEntity(Rule):
                 claim_ev(ctx.after, a, "conflict"), confidence=0.7)
 
 
+def _after_words(ctx: Context) -> frozenset[str]:
+    """Every word after uses: its claims' terms and its mentions' key words."""
+    out: set[str] = set()
+    for a in ctx.after.claims.claims:
+        out |= a.terms
+        for m in a.args_of("mention"):
+            out |= _words(m.key) | {m.head.lower()}
+    return frozenset(out)
+
+
 def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
-           kept_apart: list[str]) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg] | None:
+           after_words: frozenset[str]
+           ) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg] | None:
     """Two occurrences of different keys whose claims an after claim restates with a mention
     of ``head`` that carries neither key's distinguishing qualifiers."""
     keys = sorted(keyed)
     for i, k1 in enumerate(keys):
         for k2 in keys[i + 1:]:
             w1, w2 = _words(k1), _words(k2)
-            distinct = (w1 - w2) | (w2 - w1)
-            if not distinct:
-                continue
+            only1, only2 = w1 - w2, w2 - w1
+            if not only1 or not only2 or (only1 & after_words and only2 & after_words):
+                continue  # not two distinct things, or after still tells them apart
             for b1, m1 in keyed[k1]:
                 hits1 = {a.id for a, p in pairs(ctx, b1) if p.score >= _RESTATED}
                 for b2, m2 in keyed[k2]:
                     if b1.id == b2.id:
                         continue
                     hits2 = {a.id for a, p in pairs(ctx, b2) if p.score >= _RESTATED}
-                    # after restates both, or one while the other's key is gone from after
                     for aid in sorted(hits1 | hits2):
-                        if not (aid in hits1 and aid in hits2) and (k1 in kept_apart
-                                                                    or k2 in kept_apart):
-                            continue
                         a = ctx.after.claims.by_id[aid]
                         for x in a.args_of("mention"):
+                            # the merged mention is the two's common part: "the primary
+                            # replica" of "... of shard A" and "... of shard B"
                             if x.head == head and x.key not in (k1, k2) and \
-                                    not (_words(x.key) & distinct):
+                                    _words(x.key) <= w1 & w2:
                                 return (b1, m1), (b2, m2), a, x
     return None

@@ -13,6 +13,7 @@ from .common import arg_ev, claim_ev, same_quantity
 from .context import Context, Side
 
 _MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
+_MAX_PLAIN = 150  # before numbers tried pairwise for products and ratios
 _SUPPORTING = ("identifier", "handle", "mention")
 _NAMED = frozenset({"PERSON", "ORG", "GPE", "PRODUCT", "NORP", "FAC", "LOC", "EVENT",
                     "WORK_OF_ART", "LAW", "PROPER"})
@@ -88,22 +89,26 @@ class _Support:
             self.numerals.update(str(side.d(bid).get("numerals", "")).split())
         self.counts = _counts(side, claims)
         self._sums: dict[str, set[float]] = {}
+        self._products: set[float] | None = None
 
     def lacks(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         """(what kind of thing, confidence) when before does not support ``x``."""
         if x.kind == "identifier":
-            if x.key in self.idents or x.key.lower() in self.idents_lower or \
+            low = x.key.lower()
+            if x.key in self.idents or low in self.idents_lower or low.rstrip("s") in \
+                    self.idents_lower or low + "s" in self.idents_lower or \
                     x.key in self.handles or any(x.key in h for h in self.handles):
-                return None
+                return None  # "scan_ids" for "scan_id": the same name, in the plural
             return "an identifier", 0.8
         if x.kind == "handle":
             if x.key in self.handles or x.key.rsplit("/", 1)[-1] in self.basenames or \
                     any(h.endswith(x.key) or x.key.endswith(h) for h in self.handles):
                 return None
             parts = [w for w in x.key.lower().split("/") if w]
-            if x.label == "path" and parts and all(w in self.words or w in self.terms or
-                                                   w in self.idents_lower for w in parts):
-                return None  # "id/timestamp/actor/action": a list of before's words
+            if x.label == "path" and parts and all(
+                    w in self.words or w in self.terms or w in self.idents_lower or
+                    _numeral(w) in self.numerals for w in parts):
+                return None  # "id/timestamp/actor/action", "2k/4k/6k": a list of before's
             return "a handle", 0.8
         if x.kind == "mention":
             return self._name(x)
@@ -115,8 +120,7 @@ class _Support:
         words = _key_words(x.key.lower())
         codes = [w for w in words if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
                  and len(w) >= 3]
-        if any(w not in self.words and w not in self.terms and w not in self.numerals
-               for w in codes):
+        if any(not self._code(w) for w in codes):
             return "a name", 0.65  # "db-9", "eu-west-3": a code names which one
         if x.label not in _NAMED:
             return None
@@ -126,6 +130,16 @@ class _Support:
         if x.label == "PROPER":
             return "a name", 0.6 if len(alpha) > 1 else 0.5
         return "a name", 0.62
+
+    def _code(self, w: str) -> bool:
+        """Whether before supports the code ``w``: as it is, as a number with a scale
+        ("148k"), or as its word and number written apart ("layer-27" for "layer 27")."""
+        if w in self.words or w in self.terms or w in self.numerals or \
+                _numeral(w) in self.numerals:
+            return True
+        parts = [p for p in w.replace("_", "-").split("-") if p]
+        return len(parts) == 2 and parts[0].isalpha() and parts[1].isdigit() and \
+            parts[0] in self.words | self.terms and parts[1] in self.numerals
 
     def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         m = x.magnitude
@@ -148,26 +162,27 @@ class _Support:
         return "a number", 0.62
 
     def _derived(self, x: Arg) -> bool:
-        """A sum, a difference or a percentage of two before quantities of its unit."""
+        """A sum or a difference of two before quantities of its unit, or a product, a ratio
+        or a percentage of two before numbers (rounded as the after number is written)."""
         unit = x.base_unit
         target = x.base_magnitude
         if target is None:
             return False
-        if unit not in self._sums:
+        sums = self._sums.get(unit)
+        if sums is None:
             same = [q.base_magnitude for q in self.quantities
                     if q.base_unit == unit and q.base_magnitude is not None][:_MAX_PAIRS]
-            out: set[float] = set()
+            sums = self._sums[unit] = set()
             for p, q in itertools.combinations(same, 2):
-                out.update((round(p + q, 6), round(abs(p - q), 6)))
-            if unit == "dimensionless":  # percentages: p / q of any two before numbers
-                plain = [q.magnitude for q in self.quantities if q.magnitude][:_MAX_PAIRS]
-                for p, q in itertools.permutations(plain, 2):
-                    if q:
-                        out.add(round(p / q, 4))
-            self._sums[unit] = out
-        sums = self._sums[unit]
-        return round(target, 6) in sums or round(target, 4) in sums or any(
-            math.isclose(target, s, rel_tol=1e-3) for s in sums if s) and len(sums) < 50_000
+                sums.update((round(p + q, 6), round(abs(p - q), 6)))
+        if self._products is None:
+            plain = [q.magnitude for q in self.quantities if q.magnitude][:_MAX_PLAIN]
+            self._products = set()
+            for p, q in itertools.permutations(plain, 2):
+                self._products.update((round(p * q, 2), round(p / q, 2), round(100 * p / q, 1)))
+        m = x.magnitude if x.magnitude is not None else target
+        return round(target, 6) in sums or any(
+            round(m, d) in self._products for d in (1, 2))
 
 
 def _key_words(key: str) -> list[str]:
@@ -212,3 +227,21 @@ def _sum_of_others(x: Arg, claim: Claim, support: _Support) -> bool:
     total = sum(others)
     return math.isclose(total, x.magnitude) or any(
         math.isclose(p + q, x.magnitude) for p, q in itertools.combinations(others, 2))
+
+
+_SCALES = {"k": 1e3, "m": 1e6, "bn": 1e9, "b": 1e9}
+
+
+def _numeral(w: str) -> str:
+    """A word that is a number with a scale ("148k", "€4.2m") as a numeral string, else ""."""
+    w = w.strip("€$£¥%+()")
+    for suffix, factor in _SCALES.items():
+        if w.endswith(suffix):
+            try:
+                return f"{float(w[:-len(suffix)].replace(',', '')) * factor:g}"
+            except ValueError:
+                return ""
+    try:
+        return f"{float(w.replace(',', '')):g}"
+    except ValueError:
+        return ""
