@@ -50,6 +50,7 @@ class Arg:
     bound: str = ""
     magnitude_high: float | None = None
     resolved: bool = True  # deictics: whether the graph found what it points at
+    cited: bool = False  # handles: it names the source of what the claim says
 
     @property
     def feature(self) -> str:
@@ -282,7 +283,8 @@ def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
     if kind == "identifier":
         return Arg(**common, key=str(d.get("name", "")))
     if kind == "handle":
-        return Arg(**common, key=str(d.get("value", "")), label=str(d.get("handle_kind", "")))
+        return Arg(**common, key=str(d.get("value", "")), label=str(d.get("handle_kind", "")),
+                   cited=bool(d.get("cited", False)))
     if kind == "quantity":
         high = d.get("magnitude_high")
         return Arg(**common, magnitude=float(d.get("magnitude", 0.0)),

@@ -16,7 +16,7 @@ from functools import cache
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..model import NodeKind
+from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .records import add_attrs, ensure_group
 from .view import view
@@ -179,8 +179,10 @@ class IdentifierExtractor:
                 if pat.kind == "commit" and (value.isdigit() or value.isalpha()):
                     continue  # a hash mixes digits and letters
                 taken.add(s, e)
-                add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e,
-                          {"handle_kind": pat.kind, "value": value}, pat.kind.upper())
+                attrs: dict[str, Scalar] = {"handle_kind": pat.kind, "value": value}
+                if _cites(text, s, e):
+                    attrs["cited"] = True
+                add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, attrs, pat.kind.upper())
         for pat in idents:
             for m in scan.matches(pat):
                 s, e = m.span(pat.group)
@@ -268,6 +270,24 @@ def _matches_from(regex: re.Pattern[str], text: str, starts: list[int]
             if m is not None:
                 end = m.end()
                 yield m
+
+
+_CITE_AFTER = re.compile(r"""[`'"]?\s*(?:->|=>|→|:\s|\))""")
+
+
+def _cites(text: str, s: int, e: int) -> bool:
+    """Whether the handle at ``text[s:e]`` names the source of what is around it: it stands in
+    parentheses ("(call_22)", "(full table: data/od.csv)"), labels what follows ("call_7:
+    ...", "GET /x -> 200"), or opens a tool's line ("call_72 GET /v1/charges")."""
+    line_start = text.rfind("\n", 0, s) + 1
+    before = text[line_start:s]
+    if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
+        return True
+    if _CITE_AFTER.match(text, e):
+        return True
+    lead = before.strip().strip("\"'{[:,").lower()
+    return lead in ("", "agent", "tool", "source", "from", "see", "via", "per") or \
+        lead.endswith(("source:", "from", "see", "via", "output of", "result of"))
 
 
 def _path_like(value: str) -> bool:

@@ -7,12 +7,22 @@ from collections.abc import Iterator
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, explained_elsewhere, kept, pairs, short, strict_pairs
+from .common import (
+    KEPT_SCORE,
+    claim_ev,
+    explained_elsewhere,
+    identity,
+    kept,
+    live,
+    pairs,
+    short,
+    strict_pairs,
+)
 from .context import Context
 
 _GOVERNED = 0.4  # how well an after claim must restate the governed action to still be it
 _RESTRICTS = frozenset({"prohibition", "obligation", "advice"})
-_PRECONDITIONS = frozenset({"before", "until", "unless", "only-if", "after"})
+_PRECONDITIONS = frozenset({"before", "until", "unless", "only-if", "after", "if"})
 _BOUNDS = frozenset({"<", "<=", ">", ">="})
 
 
@@ -56,41 +66,51 @@ class LostConstraint(Rule):
 
 
 def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
-    """(what the lost restriction was, the after claim that still does the action, confidence)
+    """(what the lost restriction was, the after claim that still depends on it, confidence)
     for before claim ``b``, or None when ``b`` restricts nothing or after keeps it."""
     actions = [(a, p.coverage) for a, p in strict_pairs(ctx, b, cover=_GOVERNED)
                if a.asserted]
-    if not actions:
-        return None
     before = ctx.before.claims.by_id
-    if b.force == "prohibition":
-        # Kept while some restatement says it the same way ("must not be deleted" and "not to
-        # be deleted" both deny deleting) or restricts it otherwise; lost when after only
-        # still does the action.
-        if any(a.negative == b.negative or _restricted(a) for a, _ in actions):
-            return None
-        a, cov = max(actions, key=lambda x: x[1])
-        if not explained_elsewhere(ctx, b, a, lambda x, y: x.negative == y.negative) and \
-                a.mood == b.mood and cov >= 0.8:
-            return None  # the same claim flipped: RG301's
-        return "prohibited it", a, 0.5 + 0.3 * cov
+    if b.force == "prohibition" or (b.mood == "imperative" and b.negative):
+        if any(p.score >= KEPT_SCORE and (a.negative == b.negative or _restricted(a))
+               for a, p in pairs(ctx, b)):
+            return None  # said again ("not to be deleted" keeps "must not be deleted")
+        if actions:
+            a, cov = max(actions, key=lambda x: x[1])
+            if not explained_elsewhere(ctx, b, a, lambda x, y: x.negative == y.negative) \
+                    and a.mood == b.mood and cov >= 0.8:
+                return None  # the same claim flipped: RG301's
+            return "prohibited it", a, 0.5 + 0.3 * cov
+        # The action is gone but what it governs is not: "don't touch the nightly job
+        # config" pruned while after still works on the nightly job.
+        governed = identity(b)
+        dependents = [a for a in live(ctx, governed) if a.asserted and not _restricted(a)]
+        if dependents and governed:
+            # Stronger when after still orders something done to it than when it only
+            # mentions it.
+            acting = [a for a in dependents if a.mood == "imperative" or a.force]
+            return "prohibited touching it", (acting or dependents)[0], 0.62 if acting else 0.5
+        return None
     if b.force in ("obligation", "advice"):
         # "must regenerate" is kept by "regenerate": an order or a plain statement of the same
         # polarity keeps it; only a permission or a possibility weakens it.
-        if any(a.negative == b.negative and not _weakened(a) for a, _ in actions) or \
-                not any(_weakened(a) for a, _ in actions):
+        if not actions or any(a.negative == b.negative and not _weakened(a, b)
+                              for a, _ in actions) or not any(_weakened(a, b)
+                                                              for a, _ in actions):
             return None
-        a, cov = max(((a, c) for a, c in actions if _weakened(a)), key=lambda x: x[1])
+        a, cov = max(((a, c) for a, c in actions if _weakened(a, b)), key=lambda x: x[1])
         return "required it", a, 0.45 + 0.3 * cov
-    if b.mood != "imperative" and not b.force:
-        return None  # a precondition is one on an action: an order, a rule
+    if not actions:
+        return None
     for ante, marker, kind in b.conditions:
         if kind not in _PRECONDITIONS or ante not in before:
             continue
         if kept(ctx, before[ante]) or any(_restricted(a) for a, _ in actions):
             continue
         a, cov = max(actions, key=lambda x: x[1])
-        return f"held only {marker} {short(before[ante].text, 40)!r}", a, 0.5 + 0.3 * cov
+        strong = b.mood == "imperative" or bool(b.force)
+        return (f"held only {marker} {short(before[ante].text, 40)!r}", a,
+                (0.5 if strong else 0.42) + 0.3 * cov)
     bounded = [q for q in b.args_of("quantity") if q.bound in _BOUNDS]
     for q in bounded:
         for a, cov in actions:
@@ -105,11 +125,13 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
 def _restricted(a: Claim) -> bool:
     """An after claim that carries a restriction of its own: an order, a condition (or is
     the condition of another claim), an "only"."""
-    return bool(a.force in _RESTRICTS or a.conditions or a.conditioned or a.exclusive)
+    return bool(a.force in _RESTRICTS or a.conditions or a.conditioned or a.exclusive or
+                any(q.bound in _BOUNDS for q in a.args_of("quantity")))
 
 
-def _weakened(a: Claim) -> bool:
-    return a.force == "permission" or a.strength < 0.95
+def _weakened(a: Claim, b: Claim) -> bool:
+    """An after claim that says less than before's order: a permission, or weaker."""
+    return a.force == "permission" or a.strength < min(b.strength, 0.95)
 
 
 def _bound_elsewhere(ctx: Context, bound: str, b: Claim) -> bool:

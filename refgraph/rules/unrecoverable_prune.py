@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..claims import Claim
+from ..claims import Arg, Claim
 from ..findings import Finding
 from ..model import NodeKind
 from .base import Example, Rule
-from .common import claim_ev, identity, kept, live, same_quantity, short, thread
+from .common import (
+    KEPT_SCORE,
+    arg_ev,
+    claim_ev,
+    identity,
+    kept,
+    live,
+    pairs,
+    same_quantity,
+    short,
+    thread,
+)
 from .context import Context, Side
 
 _RESTATED = 0.5  # share of a tool result's claims after must restate for nothing to be lost
@@ -47,7 +58,35 @@ class UnrecoverablePrune(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         yield from self._tool_results(ctx)
+        yield from self._cited_sources(ctx)
         yield from self._corrections(ctx)
+
+    def _cited_sources(self, ctx: Context) -> Iterator[Finding]:
+        """A claim that cites its source ("(call_22)", "(full table: data/od.csv)", a JSON
+        line's "call_72 GET ...") summarized in after without the citation, facts lost: the
+        summary has no way back to what it summarizes. A citation in a heading covers its
+        section."""
+        before = ctx.before
+        after_handles = _handles(ctx.after)
+        after_features = frozenset(ctx.after.claims.by_feature)
+        done: set[str] = set()
+        for c, handle, sourced in _citations(before):
+            if handle.key in done or _any_handle({handle.key}, after_handles):
+                continue
+            kept_now = [(a, p) for x in sourced for a, p in pairs(ctx, x)
+                        if p.score >= KEPT_SCORE]
+            if not kept_now:
+                continue  # nothing of it is summarized: the tool-result check's case
+            facts = frozenset().union(*(identity(x) for x in sourced))
+            if not facts - after_features and not any(x.side_effect for x in sourced):
+                continue  # all of it is still said: the citation was redundant
+            done.add(handle.key)
+            a = max(kept_now, key=lambda ap: ap[1].score)[0]
+            yield self.finding(
+                f"{short(c.text)!r} cited its source {handle.key!r}; after summarizes it as "
+                f"{short(a.text)!r} with no handle to re-fetch it",
+                arg_ev(before, handle, "missing"), claim_ev(ctx.after, a, "dependent"),
+                confidence=0.65)
 
     def _tool_results(self, ctx: Context) -> Iterator[Finding]:
         before = ctx.before
@@ -177,3 +216,22 @@ def _any_handle(handles: set[str], after: set[str]) -> bool:
         return True
     names = {h.rsplit("/", 1)[-1] for h in after if "/" in h or "." in h}
     return any(h.rsplit("/", 1)[-1] in names for h in handles if "/" in h or "." in h)
+
+
+def _citations(side: Side) -> Iterator[tuple[Claim, Arg, list[Claim]]]:
+    """(claim, the source handle it cites, the claims that source covers): the claim itself,
+    or for a heading, its section (the claims up to the next heading)."""
+    cs = side.claims.claims
+    for k, c in enumerate(cs):
+        for h in c.args_of("handle"):
+            if not h.cited or h.label not in _SOURCE_HANDLES:
+                continue
+            if c.heading:
+                section = [c]
+                for x in cs[k + 1:]:
+                    if x.heading:
+                        break
+                    section.append(x)
+                yield c, h, section
+            else:
+                yield c, h, [c]
