@@ -49,8 +49,10 @@ class Arg:
     base_unit: str = ""
     bound: str = ""
     magnitude_high: float | None = None
+    counted: bool = False  # quantities: a count of things ("5 rows"), not a measurement
     resolved: bool = True  # deictics: whether the graph found what it points at
     cited: bool = False  # handles: it names the source of what the claim says
+    words: tuple[str, ...] = ()  # code spans and handles: the names and numbers inside
 
     @property
     def feature(self) -> str:
@@ -108,6 +110,7 @@ class Claim:
     denial: str = ""  # negative claims: "cue" (a negation says so) or "predicate" ("failed")
     absence: bool = False  # it denies that something is there ("absent", "missing", "empty")
     qualified: bool = False  # a "without" or "except" negates a part of it
+    code: bool = False  # it reads as code or a listing, parsed as prose
     said_by: str = ""  # who asserts it (a speaker, user, assistant, tool), "" when unknown
     agent: str = ""  # who it is about (its subject, resolved), "" when unknown
     features: frozenset[str] = frozenset()
@@ -118,8 +121,9 @@ class Claim:
 
     @property
     def asserted(self) -> bool:
-        """A statement (not a question or a heading): what inversion rules compare."""
-        return self.mood != "question" and not self.heading
+        """A statement (not a question, a heading or a line of code): what inversion rules
+        compare."""
+        return self.mood != "question" and not self.heading and not self.code
 
     def args_of(self, kind: str) -> list[Arg]:
         return [a for a in self.args if a.kind == kind]
@@ -210,7 +214,7 @@ def claims_of(G: RefGraph) -> ClaimSet:
             light=bool(d.get("light", False)), exclusive=bool(d.get("exclusive", False)),
             cues=int(d.get("negations", 1 if d.get("polarity") == "negative" else 0)),
             denial=str(d.get("denial", "")), absence=bool(d.get("absence", False)),
-            qualified=bool(d.get("qualified", False)))
+            qualified=bool(d.get("qualified", False)), code=bool(d.get("code", False)))
         c.said_by = _said_by(c, dialogue)
         c.agent = _agent(c, dialogue)
         c.features = c.terms | {a.feature for a in args}
@@ -280,17 +284,20 @@ def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
     if kind == "mention":
         return Arg(**common, key=str(d.get("key", "")), head=str(d.get("head", "")),
                    label=str(d.get("ent_label", "")))
+    words = tuple(str(d.get("words", "")).split())
     if kind == "identifier":
-        return Arg(**common, key=str(d.get("name", "")))
+        return Arg(**common, key=str(d.get("name", "")), label=str(d.get("ident_kind", "")),
+                   words=words)
     if kind == "handle":
         return Arg(**common, key=str(d.get("value", "")), label=str(d.get("handle_kind", "")),
-                   cited=bool(d.get("cited", False)))
+                   cited=bool(d.get("cited", False)), words=words)
     if kind == "quantity":
         high = d.get("magnitude_high")
         return Arg(**common, magnitude=float(d.get("magnitude", 0.0)),
                    unit=str(d.get("unit", "")),
                    base_magnitude=float(d.get("base_magnitude", d.get("magnitude", 0.0))),
                    base_unit=str(d.get("base_unit", "")), bound=str(d.get("bound", "=")),
-                   magnitude_high=float(high) if high is not None else None)
+                   magnitude_high=float(high) if high is not None else None,
+                   counted=bool(d.get("counted", False)))
     return Arg(**common, key=str(d.get("head", d.get("text", ""))).lower(),
                resolved=bool(d.get("resolved", True)))

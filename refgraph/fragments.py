@@ -199,6 +199,9 @@ class _FragmentBuilder:
         numerals = block_numerals(block.text)
         if numerals:
             extra["numerals"] = numerals
+        words = block_words(block.text)
+        if words:
+            extra["words"] = words
         self.frag.nodes.append((self._id(self.bid), _BLOCK, block.text, 0, len(block.text), extra,
                                 (), None, _NONE, _NONE, ""))
 
@@ -577,6 +580,24 @@ def block_numerals(text: str) -> str:
             found.update(f"{int(part)}" for part in raw.replace(",", ".").split(".") if part)
         if len(found) >= MAX_NUMERALS:
             break
+    return " ".join(sorted(found))
+
+
+_WORDISH = re.compile(r"[^\W_]\w*")
+MAX_WORDS = 1024  # per block
+
+
+def block_words(text: str) -> str:
+    """The block's distinct words and names, lower-cased, space-separated, sorted: what a
+    summary may quote from code, JSON and logs (``return``, ``total_seconds``), which hold no
+    claims of their own."""
+    found: set[str] = set()
+    for m in _WORDISH.finditer(text):
+        w = m.group()
+        if len(w) > 1:
+            found.add(lower(w))
+            if len(found) >= MAX_WORDS:
+                break
     return " ".join(sorted(found))
 
 

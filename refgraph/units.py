@@ -32,6 +32,21 @@ class Normalised(NamedTuple):  # a tuple: one is made per quantity, faster than 
 
 
 @cache
+def counted_units() -> frozenset[str]:
+    """The counted things of ``models/units.txt`` (its "Counted things" section): a count of
+    rows is a number of rows, not a measurement in a unit."""
+    out: set[str] = set()
+    inside = False
+    for line in model_path("units.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            inside = line.lower().startswith("# counted things")
+            continue
+        if inside and "=" in line:
+            out.add(line.split("=", 1)[0].strip())
+    return frozenset(out)
+
+
+@cache
 def _lexicon() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     data = load_json("lexicon", "units.json")
     return data["cased"], data["words"], frozenset(data["never"])

@@ -31,6 +31,7 @@ Polarity is the parity of the negation cues over the clause: syntactic cues ("no
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -165,7 +166,7 @@ def predicate_class(pred_key: str) -> tuple[str, bool]:
     return _classes().get(pred_key, (pred_key, False))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Clause:
     tokens: list[int]
     head: int = -1  # the clause's head token (accurate: the verb the parse names), or -1
@@ -177,6 +178,11 @@ class _Clause:
     subject: str = ""
     imperative: bool = False
     question: bool = False
+    copular: bool = False  # the predicate is a copula's complement ("is missing")
+    frame_clause: _Clause | None = None  # the frame that embeds this clause
+    sentence: int = -1  # index of its sentence in the doc
+    subject_args: list[list[Any]] = field(default_factory=list)  # set once its args are known
+    was_negative: bool = False  # set once its polarity is known (a frame's, for its inner)
     args: list[tuple[str, int, int, dict[str, Any]]] = field(default_factory=list)
 
 
@@ -209,6 +215,8 @@ class ClaimTagger:
             if _is_question(v, s, e):
                 for c in found:
                     c.question, c.imperative = True, False
+            for c in found:
+                c.sentence = k
             clauses.extend(found)
         _Builder(doc, v, recs, clauses, links, accurate).emit()
         return doc
@@ -241,9 +249,16 @@ def _atomic(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
 
 
 def _opener_starts(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
-    """Tokens where a conditional or causal record starts (for _IF_RECORDED)."""
+    """Tokens where a conditional or causal record starts (for _IF_RECORDED), and where a
+    hedge follows a comma (", probably by mistake" qualifies an aside, not the clause)."""
     kinds = (NodeKind.CONDITIONAL.value, NodeKind.CAUSAL.value)
-    return frozenset(v.token_at(r[1]) for r in recs if r[0] in kinds)
+    out = {v.token_at(r[1]) for r in recs if r[0] in kinds}
+    for r in recs:
+        if r[0] == NodeKind.HEDGE.value:
+            i = v.token_at(r[1])
+            if i > 0 and v.words[i - 1] == ",":
+                out.add(-i - 1)  # marked apart from the openers: a cut before the hedge
+    return frozenset(out)
 
 
 def _is_question(v: DocView, s: int, e: int) -> bool:
@@ -300,6 +315,7 @@ def _parse_clauses(doc: Doc, v: DocView, s: int, e: int, atomic: frozenset[int]
             comp = next((ch for ch in tok.children if ch.dep_ == "acomp"), None)
             if comp is not None:
                 pred = comp.i
+                c.copular = True
         else:
             x = next((ch for ch in tok.children if ch.dep_ == "xcomp" and ch.pos_ == "VERB"),
                      None)
@@ -318,7 +334,8 @@ def _parse_clauses(doc: Doc, v: DocView, s: int, e: int, atomic: frozenset[int]
         c, tok = out[ci], doc[i]
         k = key(tok.lemma_.lower())
         frame = "report" if k in _key_set("reporting") else \
-            "attitude" if k in _key_set("attitude") else ""
+            "attitude" if k in _key_set("attitude") else \
+            "volition" if k in _key_set("volition") else ""
         if not frame:
             continue
         emb = next((ch for ch in tok.children if ch.dep_ == "ccomp" and ch.i in index), None)
@@ -326,6 +343,7 @@ def _parse_clauses(doc: Doc, v: DocView, s: int, e: int, atomic: frozenset[int]
             c.frame_of = index[emb.i]
             inner = out[index[emb.i]]
             inner.frame, inner.reported_by = frame, c.subject
+            inner.frame_clause = c
     return out
 
 
@@ -343,6 +361,11 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
     for k in range(s + 1, e):
         prev, low = words[k - 1], lowers[k]
         before = lowers[k - 1]
+        if _line_break(v, k, s):
+            if k > last:
+                cuts.append(k)
+                last = k
+            continue
         if before in negatives or (k >= 2 and (lowers[k - 2], before) in _CONTRASTS):
             continue  # "not yet", "not until", "rather than where": the cue opens it
         cut = False
@@ -363,10 +386,12 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
         elif low in coords and (prev in (",", ";") or (
                 k + 1 < e and low != "or" and (lowers[k + 1] in subjects
                                                or lowers[k + 1] in _VERB_OPENERS
-                                               or lowers[k + 1] in negatives))):
+                                               or lowers[k + 1] in negatives
+                                               or words[k + 1][:1].isupper()))):
             cut = True
         elif prev == ",":
-            cut = (low in subjects and low not in ("that", "this", "it", "one")) or \
+            cut = -k - 1 in recorded or (low in subjects and low not in ("that", "this", "it",
+                                                                        "one")) or \
                 low in negatives or (k not in atomic and _verbal(v, k)) or (
                     # "2 failed, 41 passed": a number, then its verb
                     k + 1 < e and v.flags(k) & NUM and _verbal(v, k + 1)) or (
@@ -382,6 +407,29 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
         if toks:
             out.extend(_split_frame(v, _Clause(toks), atomic))
     return out
+
+
+def _line_break(v: DocView, k: int, s: int) -> bool:
+    """Whether a new line of a listing or a tool's output starts at token ``k``: after a
+    newline, when the next line does not continue a sentence (it starts with a capital, a
+    digit or a symbol, or the line before ended in punctuation), or at a rule of dashes."""
+    w = v.words[k]
+    if _RULE.fullmatch(w) or _RULE.fullmatch(v.words[k - 1]):
+        return True
+    j = k - 1
+    while j >= s and v.flags(j) & SPACE:
+        if "\n" in v.words[j]:
+            break
+        j -= 1
+    else:
+        return False
+    if j < s or not v.flags(j) & SPACE or "\n" not in v.words[j] or v.flags(k) & SPACE:
+        return False
+    prev = j - 1
+    return not w[:1].islower() or (prev >= s and bool(v.flags(prev) & PUNCT))
+
+
+_RULE = re.compile(r"[-=_*~#]{3,}")
 
 
 def _opening(v: DocView, k: int, s: int) -> int:
@@ -447,7 +495,7 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
     clause it embeds, then find each part's predicate."""
     toks = c.tokens
     lowers = v.lowers
-    frames = _key_set("reporting") | _key_set("attitude")
+    frames = _key_set("reporting") | _key_set("attitude") | _key_set("volition")
     for pos, i in enumerate(toks[:-2]):
         if i in atomic or not v.flags(i) & ALPHA or lowers[i] in stopwords() or lowers[i] in \
                 _words("auxiliaries") or key(approx_lemma(lowers[i])) not in frames:
@@ -463,9 +511,12 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                 break
         if cut < 0:
             # "thinks the cache is stale", "told Melanie she ...": the embedded clause starts
-            # after the verb, or after one addressee word, and must have a verb of its own.
-            skip = 1 if rest and (lowers[rest[0]] in ("me", "him", "her", "us", "them", "you")
-                                  or v.words[rest[0]][:1].isupper()) else 0
+            # after the verb, or, for a verb that takes one, after one addressee word; it
+            # must have a verb of its own.
+            takes = key(approx_lemma(lowers[i])) in _key_set("addressee_verbs")
+            skip = 1 if takes and rest and (
+                lowers[rest[0]] in ("me", "him", "her", "us", "them", "you")
+                or v.words[rest[0]][:1].isupper()) else 0
             cut = skip
         inner = _Clause(rest[cut:])
         _rule_predicate(v, inner, atomic)
@@ -475,8 +526,10 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         frame = _Clause(toks[:pos + 1 + cut], frame_of=1)
         _rule_predicate(v, frame, atomic)
         frame.head = frame.pred = i
-        inner.frame = "report" if k in _key_set("reporting") else "attitude"
+        inner.frame = "report" if k in _key_set("reporting") else \
+            "attitude" if k in _key_set("attitude") else "volition"
         inner.reported_by = frame.subject
+        inner.frame_clause = frame
         return [frame, *_split_frame(v, inner, atomic)]
     _rule_predicate(v, c, atomic)
     return [c]
@@ -507,6 +560,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
     modals = _words("modals")
     dets = _words("determiners")
     preps = _words("prepositions")
+    noun_openers = _words("noun_openers")
     copulas = _words("copulas")
     complements = _complements()
     subjects = _words("subject_pronouns")
@@ -522,6 +576,8 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             continue
         copula = approx_lemma(low) in copulas and pos + 1 < len(toks) and \
             lowers[toks[pos + 1]] in complements
+        if low == "am" and pos and v.flags(toks[pos - 1]) & NUM:
+            continue  # "8am": a time
         if low in aux or low in modals or copula:
             if (low in aux and approx_lemma(low) == "be") or copula:
                 be_at = i
@@ -539,7 +595,10 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         verbal = k in verbs or (len(low) > 4 and (low.endswith("ed") or low.endswith("ing")))
         if not verbal and i != complement:
             continue
-        prev = lowers[toks[pos - 1]] if pos else ""
+        back = pos - 1
+        if back >= 1 and words[toks[back]] == "-" and len(lowers[toks[back - 1]]) <= 3:
+            back -= 2  # "re-run", "pre-build": the prefix is part of the verb
+        prev = lowers[toks[back]] if back >= 0 else ""
         score = 1
         if i == complement:
             score += 4
@@ -547,8 +606,12 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                                                        "longer") or (
                 prev in subjects and prev != "that"):
             score += 3
-        elif prev in dets or prev in preps or (pos > 1 and words[toks[pos - 1]][:1].isupper()):
-            score -= 3  # "the report", "for orders": a noun
+        elif prev in dets or prev in preps or prev in noun_openers or (
+                pos > 1 and words[toks[pos - 1]][:1].isupper()):
+            score -= 3  # "the report", "for orders", "the same failed command": a noun
+        elif pos and v.flags(toks[pos - 1]) & NUM and pos + 1 < len(toks) and \
+                v.flags(toks[pos + 1]) & ALPHA and lowers[toks[pos + 1]] not in stop:
+            score -= 3  # "0 ungranted locks", "3 failed tests": it modifies the noun
         if pos == 0 and approx_lemma(low) == low:
             score += 2  # "Call deploy ...": an order
         if low.endswith("ed") or (low.endswith("s") and pos and prev not in dets):
@@ -557,6 +620,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             best, best_score = i, score
     if best >= 0 and best_score > -1:
         c.head = c.pred = best
+        c.copular = best == complement
         sign = _implicatives().get(key(approx_lemma(lowers[best])))
         if sign in ("-", "+"):
             after = [i for i in toks if i > best]
@@ -633,7 +697,7 @@ class _Builder:
                 cue_tok = v.token_at(r[1])
                 cue_toks.update(range(cue_tok, v.token_at(max(r[1], r[2] - 1)) + 1))
                 kind, cue = a.get("cue_kind"), a.get("cue")
-                if _quoted(v, toks[0], cue_tok):
+                if _quoted(v, c.tokens, cue_tok):
                     continue  # 'declined with "do not honour"': a quoted message asserts nothing
                 opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
                 if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
@@ -651,8 +715,10 @@ class _Builder:
                     break
             for r in got.get(NodeKind.QUANTITY.value, ()):
                 a = r[3]
-                if a.get("magnitude") == 0 and a.get("bound") == "=" and "unit" in a:
-                    negs += 1  # "0 rows matched" says what "no rows matched" says
+                if a.get("magnitude") == 0 and a.get("bound") == "=" and (
+                        "unit" in a or (c.pred >= 0 and v.token_at(r[2]) + 1 >= c.pred
+                                        and r[1] < v.starts[c.pred])):
+                    negs += 1  # "0 rows matched", "0 skipped": what "none skipped" says
                     break
             pred_lemma = ""
             if c.pred >= 0:
@@ -660,6 +726,7 @@ class _Builder:
             pkey = key(pred_lemma) if pred_lemma else ""
             cls, denies = predicate_class(pkey) if pkey else ("", False)
             negative = (negs + int(c.flip) + int(denies)) % 2 == 1
+            c.was_negative = negative
             qualified = any(r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") ==
                             "exception" for r in got.get(NodeKind.NEGATION.value, ()))
             hedges = got.get(NodeKind.HEDGE.value, [])
@@ -679,13 +746,19 @@ class _Builder:
                 elif mclass == "advice" and force != "obligation":
                     force = "advice"
             if c.frame == "attitude" and c.reported_by in _words("first_person") \
-                    and strength > 0.6:
+                    and strength > 0.6 and not force and not c.imperative:
                 strength, modality = 0.6, "evidential"  # "I think the cache is stale"
+            if c.frame_clause is not None and c.frame_clause.was_negative and strength > 0.5:
+                # "we cannot say an effect is excluded", "I don't think it fits": a denied
+                # frame leaves its clause open, neither asserted nor denied
+                strength, modality = 0.5, "evidential"
             constraints = got.get(NodeKind.CONSTRAINT.value, [])
             for r in constraints:
                 kind = r[3].get("constraint_kind")
                 if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred:
                     force = str(kind)
+            if force and modality == "possibility":
+                strength, modality = 1.0, ""  # "no run may use more than 64 GPUs": a rule
             if force in ("obligation", "advice") and negative:
                 force = "prohibition"
             if c.imperative and negative and not force:
@@ -694,6 +767,18 @@ class _Builder:
             args = [r for kind in _ARG_KINDS for r in got.get(kind, ())]
             args.sort(key=lambda r: (r[1], r[2]))
             args = args[:MAX_ARGS]
+            own_subjects = [r for r in args if r[0] != NodeKind.QUANTITY.value and
+                            self._role(r, c) == "subj"]
+            c.subject_args = own_subjects
+            inherited: list[list[Any]] = []
+            prev = self.clauses[ci - 1] if ci else None
+            if not own_subjects and not c.subject and not c.imperative and prev is not None \
+                    and prev.sentence == c.sentence and c.frame_clause is not prev:
+                # "The edit was rejected but still applied": the second clause's subject is
+                # the first one's (a coordinated verb phrase shares it)
+                inherited = prev.subject_args
+                c.subject_args = inherited
+                c.subject = c.subject or prev.subject
             terms = self._terms(toks, cue_toks, c.pred, pkey)
             if not terms and not args and not negs:
                 continue
@@ -736,16 +821,21 @@ class _Builder:
                 # What makes it negative: a cue ("not", "no", "0 rows", "failed to"), or only
                 # a predicate that denies its base ("failed" = did not pass).
                 attrs["denial"] = "cue" if (negs + int(c.flip)) % 2 else "predicate"
-                if denies and cls in _key_set("existence"):
-                    attrs["absence"] = True  # "absent", "missing", "empty": not there
+                if denies and cls in _key_set("existence") and c.copular:
+                    attrs["absence"] = True  # "is absent", "went missing": not there
             if qualified:
                 attrs["qualified"] = True  # "without", "except": a part is negated
+            if _code_like(v, toks):
+                attrs["code"] = True  # a listing's line, parsed as prose: not a claim of text
             attrs["terms"] = " ".join(terms)
-            attrs["signature"] = _signature(cls, args)
+            attrs["signature"] = _signature(cls, args + inherited)
             add_attrs(doc, SPAN_KEY, NodeKind.CLAIM, s, e, attrs, "CLAIM")
             for r in args:
                 role = self._role(r, c)
                 self.links.append((_CLAIM, s, e, "arg", r[0], r[1], r[2], {"role": role}))
+            for r in inherited:
+                self.links.append((_CLAIM, s, e, "arg", r[0], r[1], r[2],
+                                   {"role": "subj", "inherited": True}))
             for r in negated_by:
                 self.links.append((r[0], r[1], r[2], "negates", _CLAIM, s, e, None))
             for r in hedges:
@@ -868,14 +958,32 @@ def subject_word(c: _Clause) -> str:
     return c.subject.split("[", 1)[0]
 
 
-def _quoted(v: DocView, first: int, i: int) -> bool:
-    """Whether token ``i`` stands inside a quotation that opens in its clause or sentence."""
-    lo = v.sent_starts[max(0, bisect.bisect_right(v.sent_starts, i) - 1)]
-    marks = sum(1 for k in range(max(lo, i - 40), i) if v.words[k] in _QUOTES)
-    return marks % 2 == 1
+_CODE_MARKS = frozenset({"=", "==", "!=", "->", "=>", "{", "}", "[", "]", "(", ")", "()", ";",
+                         "+=", "-=", "<", ">", "<=", ">=", "::", "#", "|", "$", "%", "/", "*"})
 
 
-_QUOTES = frozenset({'"', "“", "”", "«", "»", "`"})
+def _code_like(v: DocView, toks: list[int]) -> bool:
+    """A clause that reads as code or a listing (a file view in a tool's output): many of
+    its tokens are operators, brackets or numbers."""
+    if len(toks) < 3:
+        return False
+    marks = sum(1 for i in toks if v.words[i] in _CODE_MARKS or (
+        v.flags(i) & NUM and not v.flags(i) & ALPHA))
+    return marks >= 0.3 * len(toks)
+
+
+def _quoted(v: DocView, toks: list[int], i: int) -> bool:
+    """Whether token ``i`` stands inside a quotation that opens after the clause began
+    ('declined with "do not honour"'): the quoted words are a message the clause mentions,
+    not what it says. A clause that is all quotation says what it quotes."""
+    marks = [k for k in toks if k < i and v.words[k] in _QUOTES]
+    if len(marks) % 2 == 0:
+        return False
+    first_word = next((k for k in toks if v.flags(k) & ALPHA), i)
+    return marks[-1] > first_word
+
+
+_QUOTES = frozenset({'"', "“", "”", "«", "»"})
 
 
 def _counterfactual(v: DocView, i: int) -> bool:

@@ -179,8 +179,9 @@ class IdentifierExtractor:
                 if pat.kind == "commit" and (value.isdigit() or value.isalpha()):
                     continue  # a hash mixes digits and letters
                 taken.add(s, e)
-                attrs: dict[str, Scalar] = {"handle_kind": pat.kind, "value": value}
-                if _cites(text, s, e):
+                attrs: dict[str, Scalar] = {"handle_kind": pat.kind, "value": value,
+                                            "words": _words_of(value)}
+                if _cites(text, s, e, pat.kind):
                     attrs["cited"] = True
                 add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, attrs, pat.kind.upper())
         for pat in idents:
@@ -199,8 +200,11 @@ class IdentifierExtractor:
                 else:
                     taken.add(s, e)
                 role = _role(text, s, e if pat.kind != "code" else m.end())
-                add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e,
-                          {"name": name, "ident_kind": pat.kind, "role": role}, "IDENT")
+                ident: dict[str, Scalar] = {"name": name, "ident_kind": pat.kind,
+                                            "role": role}
+                if pat.kind == "code":
+                    ident["words"] = _words_of(name)  # `return int(value)`: its names
+                add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, ident, "IDENT")
         return doc
 
 
@@ -275,7 +279,7 @@ def _matches_from(regex: re.Pattern[str], text: str, starts: list[int]
 _CITE_AFTER = re.compile(r"""[`'"]?\s*(?:->|=>|→|:\s|\))""")
 
 
-def _cites(text: str, s: int, e: int) -> bool:
+def _cites(text: str, s: int, e: int, kind: str) -> bool:
     """Whether the handle at ``text[s:e]`` names the source of what is around it: it stands in
     parentheses ("(call_22)", "(full table: data/od.csv)"), labels what follows ("call_7:
     ...", "GET /x -> 200"), or opens a tool's line ("call_72 GET /v1/charges")."""
@@ -286,8 +290,18 @@ def _cites(text: str, s: int, e: int) -> bool:
     if _CITE_AFTER.match(text, e):
         return True
     lead = before.strip().strip("\"'{[:,").lower()
-    return lead in ("", "agent", "tool", "source", "from", "see", "via", "per") or \
+    if lead == "":
+        return kind == "tool_call"  # "call_72 GET ...": a call opening a tool's line
+    return lead in ("agent", "tool", "source", "from", "see", "via", "per") or \
         lead.endswith(("source:", "from", "see", "via", "output of", "result of"))
+
+
+_NAME_WORD = re.compile(r"[^\W_]\w*")
+
+
+def _words_of(code: str) -> str:
+    """The names and numbers inside a code span or handle, lower-cased, space-separated."""
+    return " ".join(w.lower() for w in _NAME_WORD.findall(code) if len(w) > 1)
 
 
 def _path_like(value: str) -> bool:

@@ -100,6 +100,7 @@ _HAVE_BE = frozenset({"have", "has", "had", "having", "be", "is", "are", "was", 
 _SUBORDINATORS = frozenset({"before", "after", "until", "till", "while", "when", "whenever",
                            "because", "since", "unless", "if", "although", "though", "whereas"})
 _CELL = frozenset({"|", "│", "¦"})
+_CODE_LITERALS = frozenset({"None", "NONE"})
 _VALUE_BEFORE = frozenset({":", "=", "|", "│", "¦", "/", "(", "[", "or", "->", "=>", "→"})
 _INTERJECTIONS = frozenset({"actually", "well", "oh", "uh", "um", "umm", "hmm", "hm", "ah",
                             "wait", "okay", "ok", "er", "erm", "nah"})
@@ -244,6 +245,9 @@ class NegationTagger:
                 continue
             if end - start == 1 and v.low(start) == "no" and value_no(v, start):
                 continue
+            if end - start == 1 and v.tok(start) in _CODE_LITERALS and start > 0 and \
+                    not v.is_sent_start(start):
+                continue  # "self.key_field = None": a value in code, not a negation
             if kind == "adverbial":
                 prev = v.low(start - 1) if start > 0 else ""
                 if prev not in _HAVE_BE:

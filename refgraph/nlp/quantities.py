@@ -23,7 +23,7 @@ from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind
 from ..resources import load_json
-from ..units import lookup_unit, normalise, unit_words
+from ..units import counted_units, lookup_unit, normalise, unit_words
 from .numbers import (
     CURRENCY_PREFIX,
     SCALE_AFTER_CURRENCY,
@@ -401,7 +401,10 @@ class _Reading:
                     and self.value % 10 == 0:
                 self.glued = ""
         elif j < self.hi and v.lowers[j] in scale_words and v.flags(j) & ALPHA and (
-                (not num.spelled and (len(v.words[j]) > 2 or self.unit is not None))
+                (not num.spelled and (len(v.words[j]) > 2 or self.unit is not None
+                                      # "63.25M": a capital scale letter glued to the number
+                                      or (v.words[j] in _GLUED_SCALES and j > 0
+                                          and not v.ws[j - 1])))
                 or (num.spelled and v.lowers[j] in SPELLED_SCALES)):
             self.value *= scale_words[v.low(j)]
             j += 1
@@ -609,6 +612,8 @@ class _Reading:
                 attrs.update(unit=normd.unit, unit_text=self.unit_text,
                              base_magnitude=_finite(normd.base_magnitude),
                              base_unit=normd.base_unit)
+                if normd.base_unit in counted_units():
+                    attrs["counted"] = True  # "5,461 rows": a count, not a measurement
                 if high is not None:
                     nh = normalise(high, unit)
                     if nh is not None and not math.isnan(nh.base_magnitude):
@@ -623,6 +628,9 @@ class _Reading:
             if "unit" not in attrs and lower(str(attrs["measured"])) in _dimensioned():
                 attrs["needs_unit"] = True
         return attrs
+
+
+_GLUED_SCALES = frozenset({"M", "B", "K", "k", "bn", "mn", "MM"})
 
 
 @cache

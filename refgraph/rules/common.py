@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from ..align import ClaimPair
 from ..claims import Arg, Claim
 from ..findings import Evidence
+from ..model import NodeKind
 from .context import Context, Side
 
 STRICT_COVER = 0.5  # share of a before claim's weight a strict counterpart must hold
@@ -197,3 +198,30 @@ def round_to(x: float, digits: int) -> float:
 
 def quantity_text(a: Arg) -> str:
     return repr(short(a.text, 40))
+
+
+def handles_of(side: Side) -> set[str]:
+    """Every way ``side`` names a source: handle values, turn ids, identifier names and the
+    names inside code spans (a command in backticks re-runs it)."""
+    out = {a.key for c in side.claims.claims for a in c.args_of("handle")}
+    for bid in side.nodes_of(NodeKind.BLOCK.value):
+        d = side.d(bid)
+        if d.get("turn_id"):
+            out.add(str(d["turn_id"]))
+    for nid in side.nodes_of(NodeKind.HANDLE.value):
+        out.add(str(side.d(nid)["value"]))
+    for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
+        d = side.d(nid)
+        out.add(str(d["name"]))  # `find_file "fields.py" src` re-runs the search
+        out.update(str(d.get("words", "")).split())
+    return out
+
+
+def any_handle(handles: set[str], after: set[str]) -> bool:
+    """Whether after names one of ``handles``: as it is, or a path by the same file name."""
+    if handles & after:
+        return True
+    names = {h.rstrip("/").rsplit("/", 1)[-1] for h in after}
+    bare = {h.split("?", 1)[0].rstrip("/") for h in after if "://" in h}
+    return any(h.rstrip("/").rsplit("/", 1)[-1] in names or
+               h.split("?", 1)[0].rstrip("/") in bare for h in handles)

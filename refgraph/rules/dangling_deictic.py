@@ -42,7 +42,7 @@ class DanglingDeictic(Rule):
         before = _resolved(ctx.before)
         for nid in ctx.after.nodes_of(_DEICTIC):
             d = ctx.after.d(nid)
-            if d.get("deictic_kind") == "pronoun":
+            if not _points_back(d):
                 continue
             wanted = (str(d["text"]).lower(), str(d.get("head", "")))
             found = before.get(wanted)
@@ -66,6 +66,18 @@ class DanglingDeictic(Rule):
                 f"it {tail}",
                 ctx.before.ev(claim.start, claim.end, "missing", claim.id),
                 ctx.after.ev_node(nid, "dependent"), confidence=0.8)
+
+
+def _points_back(d: dict[str, object]) -> bool:
+    """A reference that names what it points back at: "the above constraint", "that retry
+    budget", "as noted", "the former". A bare "this" or "it", "the same X" (a comparison)
+    and a time ("that week") point at too little to prove a loss."""
+    kind = d.get("deictic_kind")
+    if kind in ("pronoun", "same") or d.get("temporal"):
+        return False
+    if kind == "discourse":
+        return len(str(d.get("word", d.get("text", ""))).split()) > 1  # "as noted", not "this"
+    return kind != "demonstrative" or bool(d.get("head"))
 
 
 def _sources(ctx: Context, a: Claim) -> list[tuple[Claim, float]]:
@@ -118,7 +130,7 @@ def _resolved(side: Side) -> dict[tuple[str, str], tuple[str, str, list[Claim]]]
     out: dict[tuple[str, str], tuple[str, str, list[Claim]]] = {}
     for nid in side.nodes_of(_DEICTIC):
         d = side.d(nid)
-        if d.get("deictic_kind") == "pronoun":
+        if not _points_back(d):
             continue
         target = _target(side, nid)
         if target is None:

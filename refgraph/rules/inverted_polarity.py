@@ -120,4 +120,9 @@ def _confidence(b: Claim, a: Claim, coverage: float) -> float:
         conf -= 0.25  # "only up to 3,000" says what "nothing above 3,000" says
     if b.cues > 1 or a.cues > 1:
         conf -= 0.15  # two negations in one clause: which one scopes what is unclear
+    weakest = min(b.strength, a.strength)
+    if weakest < 0.95:
+        # a hedged claim is not plainly asserted or denied; under a denied frame ("I
+        # wouldn't say it is excluded") it is neither
+        conf -= 0.4 if weakest <= 0.5 else 0.15
     return conf

@@ -91,15 +91,6 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             acting = [a for a in dependents if a.mood == "imperative" or a.force]
             return "prohibited touching it", (acting or dependents)[0], 0.62 if acting else 0.5
         return None
-    if b.force in ("obligation", "advice"):
-        # "must regenerate" is kept by "regenerate": an order or a plain statement of the same
-        # polarity keeps it; only a permission or a possibility weakens it.
-        if not actions or any(a.negative == b.negative and not _weakened(a, b)
-                              for a, _ in actions) or not any(_weakened(a, b)
-                                                              for a, _ in actions):
-            return None
-        a, cov = max(((a, c) for a, c in actions if _weakened(a, b)), key=lambda x: x[1])
-        return "required it", a, 0.45 + 0.3 * cov
     if not actions:
         return None
     for ante, marker, kind in b.conditions:

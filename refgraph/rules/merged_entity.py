@@ -10,7 +10,8 @@ from .base import Example, Rule
 from .common import arg_ev, claim_ev, pairs
 from .context import Context
 
-_RESTATED = 0.35
+_RESTATED = 0.3
+_PEOPLE = frozenset({"PERSON", "ORG", "PROPER", "NORP", "GPE"})
 
 
 def _qualifiers(key: str) -> frozenset[str]:
@@ -65,12 +66,18 @@ class MergedEntity(Rule):
             found = _merge(ctx, head, keyed, after_words)
             if found is None:
                 continue
-            (b1, m1), (b2, m2), a, x = found
+            (b1, m1), (b2, m2), a, x, both = found
             reported.add(head)
             yield self.finding(
                 f"{m1.text!r} and {m2.text!r} are one {x.text!r} in after",
                 arg_ev(ctx.before, m1, "claim"), arg_ev(ctx.before, m2, "claim"),
-                claim_ev(ctx.after, a, "conflict"), confidence=0.7)
+                claim_ev(ctx.after, a, "conflict"), confidence=0.7 if both else 0.6)
+
+
+def _labels(words: frozenset[str]) -> bool:
+    """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
+    "eu-west-1")."""
+    return any(len(w) == 1 or any(c.isdigit() for c in w) for w in words)
 
 
 def _after_words(ctx: Context) -> frozenset[str]:
@@ -85,7 +92,7 @@ def _after_words(ctx: Context) -> frozenset[str]:
 
 def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
            after_words: frozenset[str]
-           ) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg] | None:
+           ) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg, bool] | None:
     """Two occurrences of different keys whose claims an after claim restates with a mention
     of ``head`` that carries neither key's distinguishing qualifiers."""
     keys = sorted(keyed)
@@ -95,18 +102,29 @@ def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
             only1, only2 = w1 - w2, w2 - w1
             if not only1 or not only2 or (only1 & after_words and only2 & after_words):
                 continue  # not two distinct things, or after still tells them apart
+            # People and organisations are told apart by any qualifier ("cousin Sam", "Sam
+            # from work"); other things only by a label ("shard A", "node 2").
+            named = all(m.label in _PEOPLE for _, m in keyed[k1] + keyed[k2])
+            if not named and not (_labels(only1) and _labels(only2)):
+                continue  # "the specific file", "the open file": descriptions, not identities
             for b1, m1 in keyed[k1]:
                 hits1 = {a.id for a, p in pairs(ctx, b1) if p.score >= _RESTATED}
                 for b2, m2 in keyed[k2]:
                     if b1.id == b2.id:
                         continue
                     hits2 = {a.id for a, p in pairs(ctx, b2) if p.score >= _RESTATED}
-                    for aid in sorted(hits1 | hits2):
+                    # One after claim that carries both (a merge), or one of them while the
+                    # other is gone from after (no counterpart at all): weaker.
+                    both = hits1 & hits2
+                    lone = (hits1 if not hits2 else hits2 if not hits1 else set())
+                    for aid in sorted(both | lone):
                         a = ctx.after.claims.by_id[aid]
+                        if (only1 | only2) & a.terms:
+                            continue  # the claim itself still says which one
                         for x in a.args_of("mention"):
                             # the merged mention is the two's common part: "the primary
                             # replica" of "... of shard A" and "... of shard B"
                             if x.head == head and x.key not in (k1, k2) and \
                                     _words(x.key) <= w1 & w2:
-                                return (b1, m1), (b2, m2), a, x
+                                return (b1, m1), (b2, m2), a, x, aid in both
     return None

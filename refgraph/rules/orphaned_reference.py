@@ -8,7 +8,7 @@ from ..claims import Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind, RefKind, referent_id
 from .base import Example, Rule
-from .common import claim_ev, kept, short
+from .common import any_handle, claim_ev, handles_of, kept, short
 from .context import Context, Side
 
 _DEFINES = EdgeKind.DEFINES.value
@@ -38,13 +38,16 @@ class OrphanedReference(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         defined_after = _defined(ctx.after)
         used_after = _uses(ctx.after)
+        after_handles = handles_of(ctx.after)
         for name, (node, claim) in _definitions(ctx.before).items():
             if name in defined_after or name not in used_after:
                 continue
-            if claim is not None and kept(ctx, claim):
+            if claim is not None and (kept(ctx, claim) or _restated(ctx, name, claim)):
                 continue
             if _value_restated(ctx, name):
                 continue  # "up to MAX_RETRIES (3) times": the value stands next to the name
+            if any_handle(_block_handles(ctx.before, node), after_handles):
+                continue  # defined in a file or output after still names: re-fetchable
             use, use_claim = used_after[name]
             evidence = [ctx.before.ev_node(node, "missing")]
             if claim is not None:
@@ -68,6 +71,28 @@ def _definitions(side: Side) -> dict[str, tuple[str, Claim | None]]:
             continue
         if any(k == _DEFINES for _, _, k in side.G.out_edges(nid, keys=True)):
             out[name] = (nid, holder.get(nid))
+    return out
+
+
+def _restated(ctx: Context, name: str, definition: Claim) -> bool:
+    """Whether an after claim names the identifier with more of its definition ("the flag
+    order_history_prefetch is off": the value in other words)."""
+    rest = definition.features - {f"i:{name}"}
+    return any(any(a.key == name for a in c.args_of("identifier")) and c.features & rest
+               for c in ctx.after.claims.claims)
+
+
+def _block_handles(side: Side, node: str) -> set[str]:
+    """The handles of the block an occurrence is in (a file view's path, a call id)."""
+    bid = node.split(":", 1)[0]
+    out: set[str] = set()
+    if bid in side.G:
+        turn = side.d(bid).get("turn_id")
+        if turn:
+            out.add(str(turn))
+    for nid in side.nodes_of(NodeKind.HANDLE.value):
+        if nid.startswith(bid + ":"):
+            out.add(str(side.d(nid)["value"]))
     return out
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, identity, live, pairs, short, thread
+from .common import claim_ev, identity, kept, live, pairs, short, thread
 from .context import Context
 
 _SAID = 0.3  # a negative after claim this close to the finding restates it
@@ -20,7 +20,8 @@ def negative_finding(c: Claim) -> bool:
     "without"), in a tool's output, a log line, or with a finding predicate ("matched",
     "found", "returned", "absent") outside a conversation's turns. "No worries" in a chat is
     not one, nor is "3 tests failed" (a failure found, not an absence)."""
-    if not c.negative or not c.asserted or c.mood != "declarative" or c.force:
+    if not c.negative or not c.asserted or c.mood != "declarative" or c.force or \
+            c.strength < 0.95:
         return False
     if c.qualified or c.conditions or c.conditioned or c.frame == "attitude":
         return False  # "never runs without a lock", "if errors exceed 1%": no plain finding
@@ -68,8 +69,13 @@ class PrunedNegativeResult(Rule):
                 tail = f"after still relies on its subject: {short(dependents[0].text, 50)!r}"
             else:
                 tail = "after no longer mentions its subject"
+            # Proven when what was said around it went too; when its neighbours were
+            # summarized, it may be paraphrased past what the alignment sees.
+            summarized = any(kept(ctx, x) for x in ctx.before.claims.by_block.get(n.block, ())
+                             if x.id != n.id)
+            conf = (0.55 if summarized else 0.7) if dependents else 0.45
             yield self.finding(f"the negative result {short(n.text)!r} is gone; {tail}",
-                               *evidence, confidence=0.7 if dependents else 0.45,
+                               *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
 
 

@@ -10,6 +10,7 @@ from ..model import NodeKind
 from .base import Example, Rule
 from .common import (
     KEPT_SCORE,
+    any_handle,
     arg_ev,
     claim_ev,
     identity,
@@ -17,6 +18,7 @@ from .common import (
     live,
     pairs,
     same_quantity,
+    handles_of,
     short,
     thread,
 )
@@ -67,11 +69,11 @@ class UnrecoverablePrune(Rule):
         summary has no way back to what it summarizes. A citation in a heading covers its
         section."""
         before = ctx.before
-        after_handles = _handles(ctx.after)
+        after_handles = handles_of(ctx.after)
         after_features = frozenset(ctx.after.claims.by_feature)
         done: set[str] = set()
         for c, handle, sourced in _citations(before):
-            if handle.key in done or _any_handle({handle.key}, after_handles):
+            if handle.key in done or any_handle({handle.key}, after_handles):
                 continue
             kept_now = [(a, p) for x in sourced for a, p in pairs(ctx, x)
                         if p.score >= KEPT_SCORE]
@@ -90,7 +92,7 @@ class UnrecoverablePrune(Rule):
 
     def _tool_results(self, ctx: Context) -> Iterator[Finding]:
         before = ctx.before
-        after_handles = _handles(ctx.after)
+        after_handles = handles_of(ctx.after)
         after_features = frozenset(ctx.after.claims.by_feature)
         after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
         blocks = before.nodes_of(NodeKind.BLOCK.value)
@@ -101,7 +103,7 @@ class UnrecoverablePrune(Rule):
             claims = before.claims.by_block.get(bid, [])
             handles = _block_handles(before, bid, claims) | _issuer_handles(before, blocks, k)
             one_shot = any(c.side_effect for c in claims)
-            if _any_handle(handles, after_handles) and not one_shot:
+            if any_handle(handles, after_handles) and not one_shot:
                 continue
             facts = frozenset().union(*(identity(c) for c in claims)) if claims else frozenset()
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
@@ -161,17 +163,6 @@ def _corrected(claims: list[Claim], u: Claim) -> Claim | None:
     return None
 
 
-def _handles(side: Side) -> set[str]:
-    out = {a.key for c in side.claims.claims for a in c.args_of("handle")}
-    for bid in side.nodes_of(NodeKind.BLOCK.value):
-        d = side.d(bid)
-        if d.get("turn_id"):
-            out.add(str(d["turn_id"]))
-    for nid in side.nodes_of(NodeKind.HANDLE.value):
-        out.add(str(side.d(nid)["value"]))
-    return out
-
-
 def _block_handles(side: Side, bid: str, claims: list[Claim]) -> set[str]:
     """The handles a tool result can be re-fetched by: its call id and the sources it
     names."""
@@ -208,14 +199,6 @@ def _inside(side: Side, bid: str) -> list[str]:
         else:
             out.append(v)
     return out
-
-
-def _any_handle(handles: set[str], after: set[str]) -> bool:
-    """Whether after names one of ``handles``: as it is, or a path by the same file name."""
-    if handles & after:
-        return True
-    names = {h.rsplit("/", 1)[-1] for h in after if "/" in h or "." in h}
-    return any(h.rsplit("/", 1)[-1] in names for h in handles if "/" in h or "." in h)
 
 
 def _citations(side: Side) -> Iterator[tuple[Claim, Arg, list[Claim]]]:

@@ -85,8 +85,11 @@ class _Support:
         self.numerals = {f"{m:g}" for m in self.magnitudes} | {
             w for k in self.keys for w in _key_words(k) if any(ch.isdigit() for ch in w)} | {
             k.lower() for k in self.idents | self.handles}
+        self.vocab: set[str] = set()
         for bid in side.nodes_of("block"):
-            self.numerals.update(str(side.d(bid).get("numerals", "")).split())
+            d = side.d(bid)
+            self.numerals.update(str(d.get("numerals", "")).split())
+            self.vocab.update(str(d.get("words", "")).split())
         self.counts = _counts(side, claims)
         self._sums: dict[str, set[float]] = {}
         self._products: set[float] | None = None
@@ -99,10 +102,16 @@ class _Support:
                     self.idents_lower or low + "s" in self.idents_lower or \
                     x.key in self.handles or any(x.key in h for h in self.handles):
                 return None  # "scan_ids" for "scan_id": the same name, in the plural
+            if self._quoted(x):
+                return None  # `return int(value)`: code whose every name before has
+            if x.label == "code" and x.key.isalpha() and x.key.islower():
+                return "an identifier", 0.55  # `submit`: a plain word in backticks
             return "an identifier", 0.8
         if x.kind == "handle":
+            bare = x.key.rstrip("?&#/")
             if x.key in self.handles or x.key.rsplit("/", 1)[-1] in self.basenames or \
-                    any(h.endswith(x.key) or x.key.endswith(h) for h in self.handles):
+                    any(h.endswith(x.key) or x.key.endswith(h) or h.startswith(bare)
+                        for h in self.handles) or self._quoted(x):
                 return None
             parts = [w for w in x.key.lower().split("/") if w]
             if x.label == "path" and parts and all(
@@ -130,6 +139,12 @@ class _Support:
         if x.label == "PROPER":
             return "a name", 0.6 if len(alpha) > 1 else 0.5
         return "a name", 0.62
+
+    def _quoted(self, x: Arg) -> bool:
+        """Whether every name and number inside code span or handle ``x`` is written
+        somewhere in before."""
+        return all(w in self.vocab or _numeral(w) in self.numerals
+                                     for w in x.words)
 
     def _code(self, w: str) -> bool:
         """Whether before supports the code ``w``: as it is, as a number with a scale
