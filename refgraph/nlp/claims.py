@@ -779,6 +779,10 @@ class _Builder:
                 inherited = prev.subject_args
                 c.subject_args = inherited
                 c.subject = c.subject or prev.subject
+            # A quantity is an argument, not content words: "30 minutes" and "10 min" must
+            # not make two claims about the same wait look unalike.
+            for r in got.get(NodeKind.QUANTITY.value, ()):
+                cue_toks.update(range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1))
             terms = self._terms(toks, cue_toks, c.pred, pkey)
             if not terms and not args and not negs:
                 continue

@@ -194,7 +194,10 @@ class IdentifierExtractor:
                                              or all(len(p) <= 2 for p in name.split("."))
                                              or _is_number_like(name)):
                     continue
+                code = name
                 if pat.kind == "code":
+                    if _is_number_like(name.strip()):
+                        continue  # `345`: a number in backticks is a number
                     taken.add(m.start(), m.end())
                     name = _code_name(name)
                 else:
@@ -203,7 +206,7 @@ class IdentifierExtractor:
                 ident: dict[str, Scalar] = {"name": name, "ident_kind": pat.kind,
                                             "role": role}
                 if pat.kind == "code":
-                    ident["words"] = _words_of(name)  # `return int(value)`: its names
+                    ident["words"] = _words_of(code)  # `return int(value)`: its names
                 add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, ident, "IDENT")
         return doc
 
@@ -296,12 +299,12 @@ def _cites(text: str, s: int, e: int, kind: str) -> bool:
         lead.endswith(("source:", "from", "see", "via", "output of", "result of"))
 
 
-_NAME_WORD = re.compile(r"[^\W_]\w*")
+_NAME_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W_]\w*")
 
 
 def _words_of(code: str) -> str:
     """The names and numbers inside a code span or handle, lower-cased, space-separated."""
-    return " ".join(w.lower() for w in _NAME_WORD.findall(code) if len(w) > 1)
+    return " ".join(w.lower() for w in _NAME_WORD.findall(code) if len(w) > 1 or w.isdigit())
 
 
 def _path_like(value: str) -> bool:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..claims import Arg
+from ..align import ClaimPair
+from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, same_quantity, strict_pairs
+from .common import arg_ev, compatible, pairs, same_quantity
 from .context import Context
 
-_OPPOSITE = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
+_RESTATED = 0.3
 
 def _direction(bound: str) -> str:
     return bound[:1] if bound[:1] in "<>" else ""
@@ -61,7 +61,9 @@ class ChangedQuantity(Rule):
     def _changed(ctx: Context, bid: str, q: Arg) -> tuple[Arg, str, float] | None:
         b = ctx.before.claims.by_id[bid]
         others = [y for y in b.args_of("quantity") if y is not q]
-        for a, p in strict_pairs(ctx, b):
+        for a, p in _restatements(ctx, b):
+            if not q.base_unit and not (p.same_predicate and p.coverage >= 0.6):
+                continue  # a bare number is matched only inside the same statement
             cands = [x for x in a.args_of("quantity") if x.base_unit == q.base_unit
                      and x.base_magnitude is not None]
             # The after quantity that stands for q: one of its dimension that states none of
@@ -78,6 +80,21 @@ class ChangedQuantity(Rule):
                 unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
                 return x, f"the value changed{unit}", conf
         return None
+
+
+def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
+    """After claims that restate ``b`` closely enough to hold its numbers: the same
+    predicate, or two content features in common besides the numbers themselves (a summary
+    says "resolve after 10 min of stable metrics" for "30 minutes of stable metrics before
+    resolving")."""
+    out = []
+    for a, p in pairs(ctx, b):
+        if not compatible(b, a) or p.score < _RESTATED:
+            continue
+        shared = {f for f in b.features & a.features if not f.startswith("q:")}
+        if (p.same_predicate and shared - {b.pred_key}) or len(shared) >= 2:
+            out.append((a, p))
+    return out
 
 
 def same_value(q: Arg, x: Arg) -> bool:

@@ -102,8 +102,11 @@ class _Support:
                     self.idents_lower or low + "s" in self.idents_lower or \
                     x.key in self.handles or any(x.key in h for h in self.handles):
                 return None  # "scan_ids" for "scan_id": the same name, in the plural
-            if self._quoted(x):
-                return None  # `return int(value)`: code whose every name before has
+            if self._quoted(x) or x.key.strip("()").lower() in self.vocab:
+                return None  # `return int(value)`, `int()`: names before has
+            if x.label == "ref" and _numeral(x.key.lstrip("#").split("-")[-1].split()[-1]) \
+                    in self.numerals and x.key.lstrip("#").isdigit():
+                return None  # "#1867" where before says 1867
             if x.label == "code" and x.key.isalpha() and x.key.islower():
                 return "an identifier", 0.55  # `submit`: a plain word in backticks
             return "an identifier", 0.8
@@ -131,20 +134,27 @@ class _Support:
                  and len(w) >= 3]
         if any(not self._code(w) for w in codes):
             return "a name", 0.65  # "db-9", "eu-west-3": a code names which one
+        numbers = [w for w in words if _numeral(w) and not w.isalpha()]
+        if any(_numeral(w) not in self.numerals and w not in self.words for w in numbers):
+            return "a name", 0.6  # "Perl 5.22": the version names which one
         if x.label not in _NAMED:
             return None
-        alpha = [w for w in words if w.isalpha()]
-        if not alpha or any(w in self.words or w in self.terms for w in alpha):
+        alpha = [w for w in words if w.isalpha() and len(w) > 1]
+        missing = [w for w in alpha if w not in self.words and w not in self.terms]
+        if not alpha or not missing:
             return None
         if x.label == "PROPER":
-            return "a name", 0.6 if len(alpha) > 1 else 0.5
-        return "a name", 0.62
+            # fast mode's capitalised words: a new word in a known name ("Sam Ferreira") is
+            # some evidence, a capitalised word alone ("Systems", "Age") little
+            return "a name", 0.58 if len(alpha) > len(missing) else 0.5
+        return "a name", 0.62 if len(missing) == len(alpha) else 0.58
 
     def _quoted(self, x: Arg) -> bool:
         """Whether every name and number inside code span or handle ``x`` is written
         somewhere in before."""
-        return all(w in self.vocab or _numeral(w) in self.numerals
-                                     for w in x.words)
+        if not x.words:
+            return x.label == "code" and not any(c.isalnum() for c in x.key)  # `)`
+        return all(w in self.vocab or _numeral(w) in self.numerals for w in x.words)
 
     def _code(self, w: str) -> bool:
         """Whether before supports the code ``w``: as it is, as a number with a scale
