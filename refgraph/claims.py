@@ -111,6 +111,7 @@ class Claim:
     absence: bool = False  # it denies that something is there ("absent", "missing", "empty")
     qualified: bool = False  # a "without" or "except" negates a part of it
     code: bool = False  # it reads as code or a listing, parsed as prose
+    quoted: bool = False  # it quotes a message ('declined with "do not honour"')
     said_by: str = ""  # who asserts it (a speaker, user, assistant, tool), "" when unknown
     agent: str = ""  # who it is about (its subject, resolved), "" when unknown
     features: frozenset[str] = frozenset()
@@ -214,7 +215,8 @@ def claims_of(G: RefGraph) -> ClaimSet:
             light=bool(d.get("light", False)), exclusive=bool(d.get("exclusive", False)),
             cues=int(d.get("negations", 1 if d.get("polarity") == "negative" else 0)),
             denial=str(d.get("denial", "")), absence=bool(d.get("absence", False)),
-            qualified=bool(d.get("qualified", False)), code=bool(d.get("code", False)))
+            qualified=bool(d.get("qualified", False)), code=bool(d.get("code", False)),
+            quoted=bool(d.get("quoted", False)))
         c.said_by = _said_by(c, dialogue)
         c.agent = _agent(c, dialogue)
         c.features = c.terms | {a.feature for a in args}

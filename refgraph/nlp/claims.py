@@ -61,6 +61,7 @@ _HARD = frozenset({";", "—", "–", "--"})
 _OPEN = frozenset({"(", "["})
 _CLOSE = frozenset({")", "]"})
 _CONTRASTS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
+_VERBAL_POS = frozenset({"VERB", "AUX", "ADJ"})
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "advcl", "ccomp", "relcl", "csubj", "csubjpass",
                           "parataxis"})
 _SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
@@ -179,6 +180,7 @@ class _Clause:
     imperative: bool = False
     question: bool = False
     copular: bool = False  # the predicate is a copula's complement ("is missing")
+    weak: bool = False  # the predicate may be a noun: its antonym sense is not used
     frame_clause: _Clause | None = None  # the frame that embeds this clause
     sentence: int = -1  # index of its sentence in the doc
     subject_args: list[list[Any]] = field(default_factory=list)  # set once its args are known
@@ -602,7 +604,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         score = 1
         if i == complement:
             score += 4
-        elif prev in aux or prev in modals or prev in ("to", "not", "n't", "never", "no",
+        elif prev in aux or prev in modals or prev in ("to", "not", "n't", "never",
                                                        "longer") or (
                 prev in subjects and prev != "that"):
             score += 3
@@ -614,13 +616,18 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             score -= 3  # "0 ungranted locks", "3 failed tests": it modifies the noun
         if pos == 0 and approx_lemma(low) == low:
             score += 2  # "Call deploy ...": an order
-        if low.endswith("ed") or (low.endswith("s") and pos and prev not in dets):
-            score += 1
+        if low.endswith("ed"):
+            score += 1  # an -s word is as often a plural noun as a verb: no bonus
         if score > best_score:
             best, best_score = i, score
     if best >= 0 and best_score > -1:
         c.head = c.pred = best
         c.copular = best == complement
+        # A verb-looking word with nothing verbal around it may be a noun ("0 ungranted
+        # locks"): its lexicon sense (an antonym, an implicative) is not trusted.
+        nxt = [i for i in toks if i > best][:1]
+        noun_like = not nxt or lowers[nxt[0]] in preps or bool(v.flags(nxt[0]) & PUNCT)
+        c.weak = best_score <= 1 and best != complement and noun_like
         sign = _implicatives().get(key(approx_lemma(lowers[best])))
         if sign in ("-", "+"):
             after = [i for i in toks if i > best]
@@ -697,8 +704,6 @@ class _Builder:
                 cue_tok = v.token_at(r[1])
                 cue_toks.update(range(cue_tok, v.token_at(max(r[1], r[2] - 1)) + 1))
                 kind, cue = a.get("cue_kind"), a.get("cue")
-                if _quoted(v, c.tokens, cue_tok):
-                    continue  # 'declined with "do not honour"': a quoted message asserts nothing
                 opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
                 if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
                     continue
@@ -716,8 +721,7 @@ class _Builder:
             for r in got.get(NodeKind.QUANTITY.value, ()):
                 a = r[3]
                 if a.get("magnitude") == 0 and a.get("bound") == "=" and (
-                        "unit" in a or (c.pred >= 0 and v.token_at(r[2]) + 1 >= c.pred
-                                        and r[1] < v.starts[c.pred])):
+                        "unit" in a or (c.pred >= 0 and r[1] < v.starts[c.pred])):
                     negs += 1  # "0 rows matched", "0 skipped": what "none skipped" says
                     break
             pred_lemma = ""
@@ -725,6 +729,8 @@ class _Builder:
                 pred_lemma = self._lemma(c.pred) if base_word == pred_word else base_word
             pkey = key(pred_lemma) if pred_lemma else ""
             cls, denies = predicate_class(pkey) if pkey else ("", False)
+            if c.weak or (self.accurate and c.pred >= 0 and doc[c.pred].pos_ not in _VERBAL_POS):
+                denies = False  # "locks" the noun is no "unlock" denied
             negative = (negs + int(c.flip) + int(denies)) % 2 == 1
             c.was_negative = negative
             qualified = any(r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") ==
@@ -825,12 +831,15 @@ class _Builder:
                 # What makes it negative: a cue ("not", "no", "0 rows", "failed to"), or only
                 # a predicate that denies its base ("failed" = did not pass).
                 attrs["denial"] = "cue" if (negs + int(c.flip)) % 2 else "predicate"
-                if denies and cls in _key_set("existence") and c.copular:
+                if denies and cls in _key_set("existence") and c.copular and \
+                        not pred_word.endswith("ed"):
                     attrs["absence"] = True  # "is absent", "went missing": not there
             if qualified:
                 attrs["qualified"] = True  # "without", "except": a part is negated
             if _code_like(v, toks):
                 attrs["code"] = True  # a listing's line, parsed as prose: not a claim of text
+            if _quoted(v, c.tokens):
+                attrs["quoted"] = True
             attrs["terms"] = " ".join(terms)
             attrs["signature"] = _signature(cls, args + inherited)
             add_attrs(doc, SPAN_KEY, NodeKind.CLAIM, s, e, attrs, "CLAIM")
@@ -976,15 +985,13 @@ def _code_like(v: DocView, toks: list[int]) -> bool:
     return marks >= 0.3 * len(toks)
 
 
-def _quoted(v: DocView, toks: list[int], i: int) -> bool:
-    """Whether token ``i`` stands inside a quotation that opens after the clause began
-    ('declined with "do not honour"'): the quoted words are a message the clause mentions,
-    not what it says. A clause that is all quotation says what it quotes."""
-    marks = [k for k in toks if k < i and v.words[k] in _QUOTES]
-    if len(marks) % 2 == 0:
-        return False
-    first_word = next((k for k in toks if v.flags(k) & ALPHA), i)
-    return marks[-1] > first_word
+def _quoted(v: DocView, toks: list[int]) -> bool:
+    """Whether the clause quotes a message (its words stand inside quotation marks opened in
+    its sentence): 'declined with "do not honour"', an error string in a listing. What it
+    says is what someone else wrote, not a claim of the text."""
+    lo = v.sent_starts[max(0, bisect.bisect_right(v.sent_starts, toks[0]) - 1)]
+    inside = sum(1 for k in range(lo, toks[0]) if v.words[k] in _QUOTES) % 2 == 1
+    return inside or any(v.words[k] in _QUOTES for k in toks)
 
 
 _QUOTES = frozenset({'"', "“", "”", "«", "»"})

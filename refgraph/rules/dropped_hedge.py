@@ -44,7 +44,7 @@ class DroppedHedge(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         for b in ctx.before.claims.claims:
-            if not b.asserted or b.mood == "imperative":
+            if not b.asserted or b.quoted or b.mood == "imperative":
                 continue
             strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted]
             if not strict:

@@ -46,7 +46,7 @@ class InvertedPolarity(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         for b in ctx.before.claims.claims:
-            if not b.asserted:
+            if not b.asserted or b.quoted:
                 continue
             strict = strict_pairs(ctx, b)
             if not strict:
@@ -54,7 +54,7 @@ class InvertedPolarity(Rule):
             if any(a.negative == b.negative and a.asserted for a, _ in strict):
                 continue  # after still says it the before way
             for a, p in strict:
-                if not a.asserted:
+                if not a.asserted or a.quoted:
                     continue
                 if a.negative != b.negative and not _restated(b, a) and not \
                         explained_elsewhere(ctx, b, a, _same_polarity):

@@ -23,7 +23,7 @@ def negative_finding(c: Claim) -> bool:
     if not c.negative or not c.asserted or c.mood != "declarative" or c.force or \
             c.strength < 0.95:
         return False
-    if c.qualified or c.conditions or c.conditioned or c.frame == "attitude":
+    if c.qualified or c.quoted or c.conditions or c.conditioned or c.frame == "attitude":
         return False  # "never runs without a lock", "if errors exceed 1%": no plain finding
     if c.denial != "cue" and not c.absence:
         return False  # "3 tests failed" is a failure found, not an absence
@@ -84,5 +84,8 @@ def _said(ctx: Context, n: Claim) -> bool:
     one of its identifiers, handles or qualified entities."""
     if any(a.negative and p.score >= _SAID for a, p in pairs(ctx, n)):
         return True
+    content = n.features - {n.pred_key} - {f for f in n.features if f.startswith("q:")}
+    if any(a.negative for f in content for a in ctx.after.claims.with_feature(f)):
+        return True  # "did not produce any output" said as "ran with no output"
     named = {f for f in identity(n) if f.startswith(("i:", "h:"))}
     return any(a.negative for a in live(ctx, named))
