@@ -112,6 +112,8 @@ class Claim:
     qualified: bool = False  # a "without" or "except" negates a part of it
     code: bool = False  # it reads as code or a listing, parsed as prose
     quoted: bool = False  # it quotes a message ('declined with "do not honour"')
+    folded: bool = False  # its polarity counts its predicate's sense: an antonym ("failed"),
+    # a negative affix ("unreachable") or a negative implicative ("failed to connect")
     said_by: str = ""  # who asserts it (a speaker, user, assistant, tool), "" when unknown
     agent: str = ""  # who it is about (its subject, resolved), "" when unknown
     features: frozenset[str] = frozenset()
@@ -216,7 +218,8 @@ def claims_of(G: RefGraph) -> ClaimSet:
             cues=int(d.get("negations", 1 if d.get("polarity") == "negative" else 0)),
             denial=str(d.get("denial", "")), absence=bool(d.get("absence", False)),
             qualified=bool(d.get("qualified", False)), code=bool(d.get("code", False)),
-            quoted=bool(d.get("quoted", False)))
+            quoted=bool(d.get("quoted", False)),
+            folded=bool(d.get("denies") or d.get("affixed") or d.get("implicative")))
         c.said_by = _said_by(c, dialogue)
         c.agent = _agent(c, dialogue)
         c.features = c.terms | {a.feature for a in args}

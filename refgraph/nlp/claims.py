@@ -31,6 +31,7 @@ Polarity is the parity of the negation cues over the clause: syntactic cues ("no
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -60,10 +61,10 @@ _ARG_KINDS = frozenset({NodeKind.MENTION.value, NodeKind.IDENTIFIER.value,
 _HARD = frozenset({";", "—", "–", "--"})
 _OPEN = frozenset({"(", "["})
 _CLOSE = frozenset({")", "]"})
+_EXPLAINS = frozenset({"i.e.", "e.g.", "namely"})
+_MARKERS = frozenset({"before", "until", "till", "if", "unless", "when", "after", "once"})
 _CONTRASTS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
 _VERBAL_POS = frozenset({"VERB", "AUX", "ADJ"})
-_CLAUSE_DEPS = frozenset({"ROOT", "conj", "advcl", "ccomp", "relcl", "csubj", "csubjpass",
-                          "parataxis"})
 _SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _OBJ_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "pobj", "acomp", "obj", "iobj"})
 # Openers that start a clause only when a component saw one there (a conditional or a causal
@@ -212,8 +213,8 @@ class ClaimTagger:
             s, e = max(bounds[k], first), bounds[k + 1]
             if s >= e:
                 continue
-            found = _parse_clauses(doc, v, s, e, atomic) if accurate else \
-                _rule_clauses(v, s, e, _opener_starts(v, recs), atomic)
+            found = _rule_clauses(v, s, e, _opener_starts(v, recs), atomic,
+                                  doc if accurate else None)
             if _is_question(v, s, e):
                 for c in found:
                     c.question, c.imperative = True, False
@@ -270,88 +271,27 @@ def _is_question(v: DocView, s: int, e: int) -> bool:
     return v.tok(k) in _QUESTION_ENDS
 
 
-def _parse_clauses(doc: Doc, v: DocView, s: int, e: int, atomic: frozenset[int]
-                   ) -> list[_Clause]:
-    """Clauses of the sentence [s, e) from the dependency parse."""
-    heads: dict[int, _Clause] = {}
-    owner: dict[int, int] = {}
-    for i in range(s, e):
-        tok = doc[i]
-        if i in atomic and tok.dep_ != "ROOT":
-            continue
-        if tok.dep_ == "ROOT" or (tok.dep_ in _CLAUSE_DEPS and tok.pos_ in ("VERB", "AUX")
-                                  and tok.head.i != i):
-            heads[i] = _Clause([], head=i)
-    for i in range(s, e):
-        j = i
-        path = []
-        while j not in heads and j not in owner:
-            path.append(j)
-            h = doc[j].head.i
-            if h == j or not s <= h < e:
-                break
-            j = h
-        top = owner.get(j, j if j in heads else -1)
-        if top < 0 and not v.flags(j) & (PUNCT | SPACE):
-            heads[j] = _Clause([], head=j)  # its head is outside the range (a label's)
-            top = j
-        for p in path:
-            owner[p] = top
-        if i in heads:
-            owner[i] = i
-    for i in range(s, e):
-        o = owner.get(i, -1)
-        if o >= 0 and not v.flags(i) & SPACE:
-            heads[o].tokens.append(i)
+def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
+                  atomic: frozenset[int], doc: Doc | None = None) -> list[_Clause]:
+    """Clauses of the sentence [s, e): cut by rule (see the module docstring), each with its
+    predicate, from the parse when ``doc`` has one (accurate mode), else by rule."""
+    cuts = [*_cuts(v, s, e, recorded, atomic, hard_only=False), e]
     out: list[_Clause] = []
-    index: dict[int, int] = {}
-    for i in sorted(heads):
-        c = heads[i]
-        if not c.tokens:
-            continue
-        index[i] = len(out)
-        out.append(c)
-        tok = doc[i]
-        pred = i
-        if tok.lemma_ in _words("copulas"):
-            comp = next((ch for ch in tok.children if ch.dep_ == "acomp"), None)
-            if comp is not None:
-                pred = comp.i
-                c.copular = True
-        else:
-            x = next((ch for ch in tok.children if ch.dep_ == "xcomp" and ch.pos_ == "VERB"),
-                     None)
-            sign = _implicatives().get(key(tok.lemma_.lower()))
-            if x is not None and sign in ("-", "+"):
-                pred = x.i
-                c.flip = sign == "-"
-        c.pred = pred
-        subj = next((ch for ch in tok.children if ch.dep_ in _SUBJ_DEPS), None)
-        if subj is not None:
-            c.subject = subj.lower_
-        c.imperative = (tok.tag_ == "VB" and subj is None and tok.dep_ in ("ROOT", "conj")
-                        and not any(ch.dep_ in ("aux", "auxpass") and ch.lower_ not in (
-                            "do", "don't") for ch in tok.children))
-    for i, ci in index.items():
-        c, tok = out[ci], doc[i]
-        k = key(tok.lemma_.lower())
-        frame = "report" if k in _key_set("reporting") else \
-            "attitude" if k in _key_set("attitude") else \
-            "volition" if k in _key_set("volition") else ""
-        if not frame:
-            continue
-        emb = next((ch for ch in tok.children if ch.dep_ == "ccomp" and ch.i in index), None)
-        if emb is not None:
-            c.frame_of = index[emb.i]
-            inner = out[index[emb.i]]
-            inner.frame, inner.reported_by = frame, c.subject
-            inner.frame_clause = c
+    for a, b in itertools.pairwise(cuts):
+        toks = [i for i in range(a, b) if not v.flags(i) & SPACE]
+        if toks:
+            out.extend(_split_frame(v, _Clause(toks), atomic, doc))
     return out
 
 
-def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
-                  atomic: frozenset[int]) -> list[_Clause]:
-    """Clauses of the sentence [s, e) by rule (fast mode; see the module docstring)."""
+def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozenset[int], *,
+          hard_only: bool) -> list[int]:
+    """Token indexes where clauses of the sentence [s, e) start (``s`` first).
+
+    ``hard_only``: only the boundaries a dependency parse does not reliably see (new lines of
+    a listing, ";", a colon before a verb, a clausal parenthetical, ", not ...", "i.e."),
+    which accurate mode adds to the parse's clauses; else every rule of fast mode.
+    """
     words, lowers = v.words, v.lowers
     openers = clause_openers()
     coords = _words("coordinators")
@@ -383,6 +323,11 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
             # "Timeout: 30 s" is one claim; "No failover: the runbook says never to
             # promote" two: a colon cuts when a verb follows it or the label is long.
             cut = k - 1 - last > label_max or _verb_ahead(v, k, e, atomic)
+        elif prev == "," and (low in negatives or low in _EXPLAINS or
+                              _subject_then_verb(v, k, e, atomic)):
+            cut = True  # "..., never to another card", "..., i.e. ...", "..., the latter must"
+        elif hard_only:
+            pass
         elif low in openers and (low not in _IF_RECORDED or k in recorded):
             cut = True
         elif low in coords and (prev in (",", ";") or (
@@ -394,7 +339,7 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
         elif prev == ",":
             cut = -k - 1 in recorded or (low in subjects and low not in ("that", "this", "it",
                                                                         "one")) or \
-                low in negatives or (k not in atomic and _verbal(v, k)) or (
+                (k not in atomic and _verbal(v, k)) or (
                     # "2 failed, 41 passed": a number, then its verb
                     k + 1 < e and v.flags(k) & NUM and _verbal(v, k + 1)) or (
                     low == "it" and k + 1 < e and lowers[k + 1] in _words("auxiliaries")) or (
@@ -402,13 +347,7 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
         if cut and k > last:
             cuts.append(k)
             last = k
-    cuts.append(e)
-    out: list[_Clause] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        toks = [i for i in range(a, b) if not v.flags(i) & SPACE]
-        if toks:
-            out.extend(_split_frame(v, _Clause(toks), atomic))
-    return out
+    return cuts
 
 
 def _line_break(v: DocView, k: int, s: int) -> bool:
@@ -464,6 +403,21 @@ def _clausal_parenthetical(v: DocView, k: int, e: int, atomic: frozenset[int]) -
     return False
 
 
+def _subject_then_verb(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
+    """ "..., the latter must not rise": after a comma, a short noun phrase and then a modal
+    or an auxiliary open a clause of their own."""
+    dets = _words("determiners")
+    if v.lowers[k] not in dets:
+        return False
+    for i in range(k + 1, min(e, k + 4)):
+        low = v.lowers[i]
+        if low in _words("modals") or (low in _words("auxiliaries") and i > k + 1):
+            return True
+        if not v.flags(i) & ALPHA or low in dets:
+            return False
+    return False
+
+
 def _verbal(v: DocView, k: int) -> bool:
     """A word that starts a verb phrase right after a comma ("fails on CI, passes
     locally"): a verb of the lexicon inflected as a verb, or an auxiliary or modal."""
@@ -491,8 +445,8 @@ def _verb_ahead(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
     return False
 
 
-def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
-                 ) -> list[_Clause]:
+def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset(),
+                 doc: Doc | None = None) -> list[_Clause]:
     """Split a reporting or attitude frame ("I think", "Caroline told Melanie that") off the
     clause it embeds, then find each part's predicate."""
     toks = c.tokens
@@ -502,7 +456,8 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         if i in atomic or not v.flags(i) & ALPHA or lowers[i] in stopwords() or lowers[i] in \
                 _words("auxiliaries") or key(approx_lemma(lowers[i])) not in frames:
             continue
-        if not _verb_position(v, toks, pos):
+        if (doc is not None and doc[i].pos_ != "VERB") or (
+                doc is None and not _verb_position(v, toks, pos)):
             continue
         rest = toks[pos + 1:]
         comps = _words("complementizers")
@@ -521,20 +476,31 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                 or v.words[rest[0]][:1].isupper()) else 0
             cut = skip
         inner = _Clause(rest[cut:])
-        _rule_predicate(v, inner, atomic)
+        _predicate(v, inner, atomic, doc)
         if inner.pred < 0 or len(inner.tokens) < 2:
             continue
         k = key(approx_lemma(lowers[i]))
         frame = _Clause(toks[:pos + 1 + cut], frame_of=1)
-        _rule_predicate(v, frame, atomic)
+        _predicate(v, frame, atomic, doc)
         frame.head = frame.pred = i
         inner.frame = "report" if k in _key_set("reporting") else \
             "attitude" if k in _key_set("attitude") else "volition"
         inner.reported_by = frame.subject
         inner.frame_clause = frame
-        return [frame, *_split_frame(v, inner, atomic)]
-    _rule_predicate(v, c, atomic)
+        return [frame, *_split_frame(v, inner, atomic, doc)]
+    _predicate(v, c, atomic, doc)
     return [c]
+
+
+def _predicate(v: DocView, c: _Clause, atomic: frozenset[int], doc: Doc | None) -> None:
+    """The clause's predicate by rule (both modes: see the module docstring); with a parse,
+    its subject is the parse's."""
+    _rule_predicate(v, c, atomic)
+    if doc is not None and c.head >= 0:
+        subj = next((ch for ch in doc[c.head].children if ch.dep_ in _SUBJ_DEPS
+                     and ch.i in set(c.tokens)), None)
+        if subj is not None:
+            c.subject = subj.lower_
 
 
 def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
@@ -696,6 +662,7 @@ class _Builder:
             got = by_clause.get(ci, {})
             cue_toks: set[int] = set()
             negs = 0
+            qualified_here = affixed = False
             pred_word = v.low(c.pred) if c.pred >= 0 else ""
             base_word = pred_word
             negated_by: list[list[Any]] = []
@@ -707,10 +674,19 @@ class _Builder:
                 opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
                 if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
                     continue
+                nxt_tok = v.token_at(r[2]) if r[2] < len(v.text) else -1
+                if nxt_tok > cue_tok and v.low(nxt_tok) in _MARKERS:
+                    qualified_here = True
+                    continue  # "not before the window ends": it negates the condition
+                if cue in ("no", "none") and cue_tok > 0 and v.low(cue_tok - 1) in \
+                        _words("prepositions"):
+                    qualified_here = True
+                    continue  # "with no mismatch" is "without mismatches": a part
                 if kind == "affix":
                     if cue_tok != c.pred or r[1] != v.starts[cue_tok]:
                         continue  # a negative affix on some other word negates that word
                     base_word = pred_word[r[2] - r[1]:]
+                    affixed = True
                 negs += 1
                 negated_by.append(r)
             for i in toks:
@@ -733,8 +709,9 @@ class _Builder:
                 denies = False  # "locks" the noun is no "unlock" denied
             negative = (negs + int(c.flip) + int(denies)) % 2 == 1
             c.was_negative = negative
-            qualified = any(r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") ==
-                            "exception" for r in got.get(NodeKind.NEGATION.value, ()))
+            qualified = qualified_here or any(
+                r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") == "exception"
+                for r in got.get(NodeKind.NEGATION.value, ()))
             hedges = got.get(NodeKind.HEDGE.value, [])
             strength, modality, force = 1.0, "", ""
             for r in hedges:
@@ -823,6 +800,12 @@ class _Builder:
                 attrs["side_effect"] = True
             if pkey in _light():
                 attrs["light"] = True  # "be", "have": the arguments carry the meaning
+            if denies:
+                attrs["denies"] = True  # the predicate is its class's antonym ("failed")
+            if c.flip:
+                attrs["implicative"] = True  # "failed to connect": its complement denied
+            if affixed:
+                attrs["affixed"] = True  # "unreachable": a negative affix on the predicate
             if any(v.low(i) in _words("exclusives") for i in toks):
                 attrs["exclusive"] = True  # "only up to 3,000 req/s": says what is not
             if negs > 1:

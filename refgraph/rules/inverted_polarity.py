@@ -48,7 +48,7 @@ class InvertedPolarity(Rule):
         for b in ctx.before.claims.claims:
             if not b.asserted or b.quoted:
                 continue
-            strict = strict_pairs(ctx, b)
+            strict = [(a, p) for a, p in strict_pairs(ctx, b, cover=_COVER) if _about(b, a)]
             if not strict:
                 continue
             if any(a.negative == b.negative and a.asserted for a, _ in strict):
@@ -56,8 +56,8 @@ class InvertedPolarity(Rule):
             for a, p in strict:
                 if not a.asserted or a.quoted:
                     continue
-                if a.negative != b.negative and not _restated(b, a) and not \
-                        explained_elsewhere(ctx, b, a, _same_polarity):
+                if a.negative != b.negative and not _restated(b, a) and _comparable(b, a) \
+                        and not explained_elsewhere(ctx, b, a, _same_polarity):
                     said = "denies" if a.negative else "asserts"
                     yield self.finding(
                         f"{short(b.text)!r} became {short(a.text)!r}: after {said} what "
@@ -72,6 +72,37 @@ class InvertedPolarity(Rule):
                         claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
                         confidence=_confidence(b, a, p.coverage))
                     break
+
+
+_COVER = 0.6  # a flip is proven only between claims that say nearly the same thing
+
+
+def _about(b: Claim, a: Claim) -> bool:
+    """Whether the two claims are about the same things: two features in common besides
+    the predicate, or one that names something (an identifier, a handle, an entity)."""
+    shared = (b.features & a.features) - {b.pred_key}
+    return len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared)
+
+
+def _comparable(b: Claim, a: Claim) -> bool:
+    """Whether the two polarities are read the same way. The same word with and without a
+    negation is; two antonyms are ("passed" / "failed"); a negation on one side against an
+    antonym or an affix on the other ("not allowed" / "unchanged" / "forbidden") depends on
+    parsing both exactly, and a bound said the other way round ("never more than twice" /
+    "at most twice") is no flip."""
+    if _bound_restated(b, a):
+        return False
+    return b.predicate == a.predicate or not (b.folded or a.folded) or (
+        b.folded and a.folded and not (b.cues or a.cues))
+
+
+def _bound_restated(b: Claim, a: Claim) -> bool:
+    for q in b.args_of("quantity"):
+        for x in a.args_of("quantity"):
+            if q.base_magnitude == x.base_magnitude and q.base_unit == x.base_unit and \
+                    q.bound[:1] in "<>" and x.bound[:1] in "<>" and q.bound[:1] != x.bound[:1]:
+                return True
+    return False
 
 
 def _same_polarity(x: Claim, a: Claim) -> bool:

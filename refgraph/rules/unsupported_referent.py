@@ -46,6 +46,8 @@ class UnsupportedReferent(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         support = _Support(ctx.before)
         for a in ctx.after.claims.claims:
+            if a.heading:
+                continue  # "## Goal": a heading names a section, it claims nothing
             for x in a.args:
                 why = support.lacks(x, a)
                 if why is None:
@@ -91,6 +93,11 @@ class _Support:
             self.numerals.update(str(d.get("numerals", "")).split())
             self.vocab.update(str(d.get("words", "")).split())
         self.counts = _counts(side, claims)
+        # the letter parts of before's codes ("db" of "db-7"): a code of the same family
+        # with another number is a changed name, not a shorthand
+        self.code_families = {tuple(_chunks(w)[0]) for k in self.keys | self.idents_lower
+                              for w in _key_words(k)
+                              if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
         self._sums: dict[str, set[float]] = {}
         self._products: set[float] | None = None
 
@@ -130,24 +137,42 @@ class _Support:
 
     def _name(self, x: Arg) -> tuple[str, float] | None:
         words = _key_words(x.key.lower())
-        codes = [w for w in words if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
-                 and len(w) >= 3]
-        if any(not self._code(w) for w in codes):
-            return "a name", 0.65  # "db-9", "eu-west-3": a code names which one
+        for w in words:
+            if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 3:
+                found = self._code(w)
+                if found is not None:
+                    return found  # "db-9", "eu-west-3": a code names which one
         numbers = [w for w in words if _numeral(w) and not w.isalpha()]
         if any(_numeral(w) not in self.numerals and w not in self.words for w in numbers):
-            return "a name", 0.6  # "Perl 5.22": the version names which one
+            return "a name", 0.55  # "Perl 5.22": a version, or a date or figure reworded
         if x.label not in _NAMED:
             return None
         alpha = [w for w in words if w.isalpha() and len(w) > 1]
-        missing = [w for w in alpha if w not in self.words and w not in self.terms]
+        missing = [w for w in alpha if w not in self.words and w not in self.terms
+                   and w not in self.vocab]
         if not alpha or not missing:
             return None
         if x.label == "PROPER":
             # fast mode's capitalised words: a new word in a known name ("Sam Ferreira") is
             # some evidence, a capitalised word alone ("Systems", "Age") little
             return "a name", 0.58 if len(alpha) > len(missing) else 0.5
-        return "a name", 0.62 if len(missing) == len(alpha) else 0.58
+        return "a name", 0.62 if len(missing) == len(alpha) and len(alpha) > 1 else 0.58
+
+    def _code(self, w: str) -> tuple[str, float] | None:
+        """None when before supports the code ``w`` (as it is, as a number with a scale, or
+        as its parts written apart: "layer-27" for "layer 27", "C14" for "cell 14" where
+        both parts are before's); else what it is, and how sure: most, when before has the
+        same code with another number ("db-9" where before says "db-7")."""
+        if w in self.words or w in self.terms or w in self.numerals or w in self.vocab or \
+                _numeral(w) in self.numerals:
+            return None
+        letters, digits = _chunks(w)
+        if tuple(letters) in self.code_families:
+            return "a name", 0.65
+        if all(p in self.words or p in self.terms or p in self.vocab or len(p) == 1
+               for p in letters) and all(_numeral(d) in self.numerals for d in digits):
+            return None
+        return "a name", 0.6
 
     def _quoted(self, x: Arg) -> bool:
         """Whether every name and number inside code span or handle ``x`` is written
@@ -155,16 +180,6 @@ class _Support:
         if not x.words:
             return x.label == "code" and not any(c.isalnum() for c in x.key)  # `)`
         return all(w in self.vocab or _numeral(w) in self.numerals for w in x.words)
-
-    def _code(self, w: str) -> bool:
-        """Whether before supports the code ``w``: as it is, as a number with a scale
-        ("148k"), or as its word and number written apart ("layer-27" for "layer 27")."""
-        if w in self.words or w in self.terms or w in self.numerals or \
-                _numeral(w) in self.numerals:
-            return True
-        parts = [p for p in w.replace("_", "-").split("-") if p]
-        return len(parts) == 2 and parts[0].isalpha() and parts[1].isdigit() and \
-            parts[0] in self.words | self.terms and parts[1] in self.numerals
 
     def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         m = x.magnitude
@@ -201,13 +216,30 @@ class _Support:
             for p, q in itertools.combinations(same, 2):
                 sums.update((round(p + q, 6), round(abs(p - q), 6)))
         if self._products is None:
-            plain = [q.magnitude for q in self.quantities if q.magnitude][:_MAX_PLAIN]
+            plain = sorted({q.magnitude for q in self.quantities if q.magnitude} |
+                           {float(n) for n in self.numerals if _is_float(n) and float(n)}
+                           )[:_MAX_PLAIN]
             self._products = set()
             for p, q in itertools.permutations(plain, 2):
                 self._products.update((round(p * q, 2), round(p / q, 2), round(100 * p / q, 1)))
         m = x.magnitude if x.magnitude is not None else target
         return round(target, 6) in sums or any(
             round(m, d) in self._products for d in (1, 2))
+
+
+def _chunks(w: str) -> tuple[list[str], list[str]]:
+    """The letter runs and the digit runs of a code: "eu-west-3" -> (["eu", "west"], ["3"])."""
+    letters: list[str] = []
+    digits: list[str] = []
+    run = ""
+    for ch in w + " ":
+        kind = "a" if ch.isalpha() else "d" if ch.isdigit() else ""
+        if run and (not kind or kind != ("a" if run[0].isalpha() else "d")):
+            (letters if run[0].isalpha() else digits).append(run)
+            run = ""
+        if kind:
+            run += ch
+    return letters, digits
 
 
 def _key_words(key: str) -> list[str]:
@@ -270,3 +302,11 @@ def _numeral(w: str) -> str:
         return f"{float(w.replace(',', '')):g}"
     except ValueError:
         return ""
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
