@@ -3,7 +3,7 @@
 >>> import refgraph
 >>> G = refgraph.build_graph("MAX_RETRIES=3", mode="fast")
 >>> sorted(d["kind"] for _, d in G.nodes(data=True))
-['block', 'identifier', 'quantity', 'referent', 'sentence']
+['block', 'claim', 'identifier', 'quantity', 'referent', 'sentence']
 """
 
 # First: decides whether the compiled build or the pure-Python sources run (refgraph.native).

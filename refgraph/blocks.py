@@ -30,9 +30,12 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
 # A chat turn's speaker label ("user:", "tool[call_17]:"); rules strip it from what a line says.
+# "tool[call_1] run_tests: 212 passed" names the tool before the colon; "tool[call_2] POST
+# /deploy -> 202" has no colon: a bracketed id ends the label.
 TURN_LABEL = re.compile(
     r"\s*(?P<role>user|assistant|system|tool|human|observation|agent|ai|bot|function)"
-    r"(?:\[(?P<id>[^\]\n]{1,80})\])?\s*:",
+    r"(?:\[(?P<id>[^\]\n]{1,80})\](?:[ \t]+(?P<tool>[A-Za-z_][\w.-]{0,40})(?=[ \t]*:))?)?"
+    r"(?:[ \t]*:|(?<=\])(?=[ \t]))",
     re.IGNORECASE,
 )
 _TURN = re.compile("^" + TURN_LABEL.pattern, re.IGNORECASE)

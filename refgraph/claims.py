@@ -14,7 +14,7 @@ and who it is credited to. Everything comes from the graph (schema ``refgraph.gr
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .model import EdgeKind, NodeKind, RefGraph
@@ -50,6 +50,8 @@ class Arg:
     bound: str = ""
     magnitude_high: float | None = None
     counted: bool = False  # quantities: a count of things ("5 rows"), not a measurement
+    noun: str = ""  # unitless quantities: the plural noun counted ("63,250,000 calls": call)
+    plural: bool = False  # mentions: several at once ("the replicas")
     resolved: bool = True  # deictics: whether the graph found what it points at
     cited: bool = False  # handles: it names the source of what the claim says
     words: tuple[str, ...] = ()  # code spans and handles: the names and numbers inside
@@ -64,7 +66,7 @@ class Arg:
         if self.kind == "handle":
             return f"h:{self.key}"
         if self.kind == "quantity":
-            return f"q:{self.base_unit or '#'}"
+            return f"q:{self.base_unit or self.noun or '#'}"
         return f"d:{self.key}"
 
 
@@ -124,9 +126,10 @@ class Claim:
 
     @property
     def asserted(self) -> bool:
-        """A statement (not a question, a heading or a line of code): what inversion rules
-        compare."""
-        return self.mood != "question" and not self.heading and not self.code
+        """A statement (not a question, a counterfactual "should have been", a heading or a
+        line of code): what inversion rules compare."""
+        return self.mood not in ("question", "counterfactual") and not self.heading and \
+            not self.code
 
     def args_of(self, kind: str) -> list[Arg]:
         return [a for a in self.args if a.kind == kind]
@@ -198,7 +201,7 @@ def claims_of(G: RefGraph) -> ClaimSet:
                     conditioned.append(u)
         args.sort(key=lambda a: (a.start, a.end))
         bid = block_of[nid]
-        bd = nodes[bid] if bid in nodes else {}
+        bd = nodes.get(bid, {})
         source = str(d.get("source", ""))
         c = Claim(
             id=nid, index=k, start=d["start"], end=d["end"], text=d["text"], block=bid,
@@ -284,25 +287,25 @@ def arg_of_node(nid: str, d: dict[str, Any], role: str = "other") -> Arg:
 
 def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
     kind = str(d["kind"])
-    common = {"node": nid, "kind": kind, "role": role, "start": int(d["start"]),
-              "end": int(d["end"]), "text": str(d["text"])}
+    base = Arg(nid, kind, role, int(d["start"]), int(d["end"]), str(d["text"]))
     if kind == "mention":
-        return Arg(**common, key=str(d.get("key", "")), head=str(d.get("head", "")),
-                   label=str(d.get("ent_label", "")))
+        return replace(base, key=str(d.get("key", "")), head=str(d.get("head", "")),
+                       label=str(d.get("ent_label", "")), plural=bool(d.get("plural", False)))
     words = tuple(str(d.get("words", "")).split())
     if kind == "identifier":
-        return Arg(**common, key=str(d.get("name", "")), label=str(d.get("ident_kind", "")),
-                   words=words)
+        return replace(base, key=str(d.get("name", "")), label=str(d.get("ident_kind", "")),
+                       words=words)
     if kind == "handle":
-        return Arg(**common, key=str(d.get("value", "")), label=str(d.get("handle_kind", "")),
-                   cited=bool(d.get("cited", False)), words=words)
+        return replace(base, key=str(d.get("value", "")),
+                       label=str(d.get("handle_kind", "")),
+                       cited=bool(d.get("cited", False)), words=words)
     if kind == "quantity":
         high = d.get("magnitude_high")
-        return Arg(**common, magnitude=float(d.get("magnitude", 0.0)),
-                   unit=str(d.get("unit", "")),
-                   base_magnitude=float(d.get("base_magnitude", d.get("magnitude", 0.0))),
-                   base_unit=str(d.get("base_unit", "")), bound=str(d.get("bound", "=")),
-                   magnitude_high=float(high) if high is not None else None,
-                   counted=bool(d.get("counted", False)))
-    return Arg(**common, key=str(d.get("head", d.get("text", ""))).lower(),
-               resolved=bool(d.get("resolved", True)))
+        return replace(base, magnitude=float(d.get("magnitude", 0.0)),
+                       unit=str(d.get("unit", "")),
+                       base_magnitude=float(d.get("base_magnitude", d.get("magnitude", 0.0))),
+                       base_unit=str(d.get("base_unit", "")), bound=str(d.get("bound", "=")),
+                       magnitude_high=float(high) if high is not None else None,
+                       counted=bool(d.get("counted", False)), noun=str(d.get("noun", "")))
+    return replace(base, key=str(d.get("head", d.get("text", ""))).lower(),
+                   resolved=bool(d.get("resolved", True)))

@@ -22,8 +22,8 @@ from spacy.tokens import Doc
 from .blocks import Block, BlockKind
 from .errors import InputError
 from .gcpause import gc_paused
-from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.claims import LINKS_KEY, Link
+from .nlp.pipeline import MODES, Mode, load_pipeline
 from .nlp.records import Record, raw_records
 from .nlp.view import finalize, make_doc, seed, view
 

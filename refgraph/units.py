@@ -74,6 +74,12 @@ def _lookup_unit(surface: str) -> str | None:
     hit = cased.get(surface) or words.get(surface.lower())
     if hit:
         return hit
+    if surface.count("/") == 1 and not surface.startswith("/") and not surface.endswith("/"):
+        # "%/month", "GB/day": a rate of two units the lexicon knows
+        top, bottom = (lookup_unit(part) for part in surface.split("/"))
+        if top and bottom and "/" not in top and "/" not in bottom:
+            return f"{top} / {bottom}"
+        return None
     power = _POWER.match(surface)
     if power:
         base_text = power.group(1)

@@ -138,18 +138,24 @@ def test_report_to_dict_schema(az: Analyzer) -> None:
     report = az.analyze(TIMEOUT_BEFORE, TIMEOUT_AFTER, intent="summarize")
     d = report.to_dict()
     assert d["schema"] == "refgraph.report/2"
-    assert {"verdict", "intent", "mode", "findings", "stats"} <= set(d)
+    assert {"verdict", "intent", "mode", "findings", "stats", "min_confidence",
+            "suppressed"} <= set(d)
     assert d["verdict"] == "reject"
     assert d["intent"] == "summarize"
     assert d["mode"] == az.mode
     assert isinstance(d["stats"], dict)
     (f,) = d["findings"]
-    assert set(f) == {"code", "name", "severity", "message", "hint", "evidence"}
+    assert set(f) == {"code", "name", "severity", "confidence", "message", "hint", "evidence"}
     assert f["code"] == "RG201"
     assert f["name"] == "dropped-unit"
     assert f["severity"] == "error"
+    assert d["min_confidence"] <= f["confidence"] <= 1
+    assert [e["role"] for e in f["evidence"]] == ["claim", "conflict"]
     for e in f["evidence"]:
-        assert set(e) == {"side", "start", "end", "quote"}
+        assert set(e) == {"side", "start", "end", "quote", "role", "node"}
+        graph = report.before_graph if e["side"] == "before" else report.after_graph
+        assert graph is not None
+        assert graph.nodes[e["node"]]["kind"] == "quantity"
         text = TIMEOUT_BEFORE if e["side"] == "before" else TIMEOUT_AFTER
         assert e["quote"] == text[e["start"]:e["end"]]
     assert json.loads(json.dumps(d)) == d

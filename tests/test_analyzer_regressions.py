@@ -27,8 +27,8 @@ def _quotes_hold(report: refgraph.Report) -> bool:
 
 def test_hedge_evidence_indexes_the_original_text(az: refgraph.Analyzer) -> None:
     # 'İ'.lower() is two characters: offsets taken from lower-cased text drift.
-    before = '{"a": "' + "İ" * 20 + '", "n": "the upload to the bucket on node-7 likely"}'
-    after = '{"a": "' + "İ" * 20 + '", "n": "the upload to the bucket on node-7"}'
+    before = "İ" * 20 + ": the upload to the bucket on node-7 likely failed."
+    after = "İ" * 20 + ": the upload to the bucket on node-7 failed."
     report = az.analyze(before, after)
     assert report.codes == ["RG304"]
     assert _quotes_hold(report)
@@ -48,15 +48,21 @@ def test_a_kept_causal_chain_with_one_word_changed_is_not_inverted(
 
 
 def test_names_match_as_whole_words(az: refgraph.Analyzer) -> None:
+    # "Ann" is inside "planning": it must not count as said. A capitalised word alone is weak
+    # evidence of a name in fast mode, so the finding sits below the default confidence.
     before = "We are planning the release for Friday."
-    assert "RG104" in az.analyze(before, "We are planning the release for Friday with Ann.").codes
+    report = az.analyze(before, "We are planning the release for Friday with Ann.",
+                        min_confidence=0)
+    assert [f.code for f in report.findings] == ["RG104"]
+    assert report.findings[0].evidence[0].quote == "Ann"
 
 
 def test_a_handle_inside_a_longer_one_does_not_count_as_kept(az: refgraph.Analyzer) -> None:
     before = ("tool[call_1]: SELECT count(*) FROM orders: 1842 rows, 3 with a null total\n"
               "tool[call_12]: ls exports/: 4 files\n"
               "assistant: the null totals need a fix")
-    after = ("assistant: orders has 1842 rows, 3 with a null total\n"
+    # call_1's counts are gone; "call_12" contains "call_1" but is another call
+    after = ("assistant: some orders have a null total\n"
              "tool[call_12]: ls exports/: 4 files\n"
              "assistant: the null totals need a fix")
     assert "RG501" in az.analyze(before, after, intent="prune").codes

@@ -100,7 +100,7 @@ def test_check_json(capsys: pytest.CaptureFixture[str], mode: str,
     assert code == 1
     assert err == ""
     data = json.loads(out)
-    assert data["schema"] == "refgraph.report/1"
+    assert data["schema"] == "refgraph.report/2"
     assert {"verdict", "intent", "mode", "findings", "stats"} <= set(data)
     assert data["verdict"] == "reject"
     assert data["intent"] == "summarize"
@@ -239,7 +239,7 @@ def test_lint_json_and_select(capsys: pytest.CaptureFixture[str], tmp_path: Path
     code, out, _ = run(capsys, "lint", f, "--mode", "fast", "--format", "json")
     assert code == 1
     data = json.loads(out)
-    assert data["schema"] == "refgraph.report/1"
+    assert data["schema"] == "refgraph.report/2"
     assert data["intent"] == "lint"
     assert sorted(x["code"] for x in data["findings"]) == ["RG601", "RG604"]
     code, out, _ = run(capsys, "lint", f, "--mode", "fast", "--ignore", "RG6")

@@ -61,7 +61,7 @@ def test_graph_exports(graph: nx.MultiDiGraph) -> None:
     data = json.loads(json.dumps(to_node_link(graph)))
     assert len(data["nodes"]) == graph.number_of_nodes()
     assert pickle.loads(pickle.dumps(graph)).number_of_edges() == graph.number_of_edges()
-    assert graph.graph["schema"] == "refgraph.graph/1"
+    assert graph.graph["schema"] == "refgraph.graph/2"
 
 
 def test_identifier_definition_and_measure(graph: nx.MultiDiGraph) -> None:
@@ -100,7 +100,8 @@ def test_premise_supports_conclusion_across_sentences(graph: nx.MultiDiGraph) ->
     supports = [(u, v) for u, v, k in graph.edges(keys=True) if k == EdgeKind.SUPPORTS]
     assert supports
     premise, conclusion = supports[-1]
-    assert graph.nodes[premise]["text"] == "Lag exceeded 30 seconds."
+    assert graph.nodes[premise]["kind"] == graph.nodes[conclusion]["kind"] == "claim"
+    assert graph.nodes[premise]["text"] == "Lag exceeded 30 seconds"
     assert graph.nodes[conclusion]["text"] == "the failover was paused"
 
 
@@ -187,7 +188,7 @@ def test_each_limit_governs_its_own_quantity() -> None:
 def test_therefore_without_a_previous_sentence_leaves_no_orphans() -> None:
     G = build_graph("Therefore, we retry.", mode="fast")
     assert all(G.degree(n) > 0 for n, d in G.nodes(data=True) if d["kind"] != "block")
-    assert not [n for n, d in G.nodes(data=True) if d["kind"] == "claim"]
+    assert not [k for _, _, k in G.edges(keys=True) if k == EdgeKind.SUPPORTS]
 
 
 def test_term_referent_points_at_the_measured_word() -> None:
@@ -270,12 +271,12 @@ def test_rebuild_reuses_block_fragments_and_owns_its_data() -> None:
 def test_causal_premise_in_an_earlier_block_is_linked_only_when_there_is_one() -> None:
     parser = Parser("fast")
     alone = build_graph("Therefore the failover was paused.", parser=parser)
-    assert not [n for n, d in alone.nodes(data=True) if d["kind"] == "claim"]
+    assert not [k for _, _, k in alone.edges(keys=True) if k == EdgeKind.SUPPORTS]
     G = build_graph("Lag exceeded 30 seconds.\n\nTherefore the failover was paused.",
                     parser=parser)  # the second block's parse (and fragment) is cached
     supports = [(u, v) for u, v, k in G.edges(keys=True) if k == EdgeKind.SUPPORTS]
     assert len(supports) == 1
-    assert G.nodes[supports[0][0]]["text"] == "Lag exceeded 30 seconds."
+    assert G.nodes[supports[0][0]]["text"] == "Lag exceeded 30 seconds"
     assert G.nodes[supports[0][1]]["text"] == "the failover was paused"
 
 

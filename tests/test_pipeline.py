@@ -34,7 +34,7 @@ def test_modes_have_the_components(nlp: Language, mode: str) -> None:
     assert [p for p in nlp.pipe_names if p.startswith("refgraph_")] == list(COMPONENTS)
     if mode == "accurate":
         assert "parser" in nlp.pipe_names
-        assert "lemmatizer" not in nlp.pipe_names
+        assert "lemmatizer" in nlp.pipe_names  # claims read lemmas
     else:
         assert nlp.pipe_names[0] == "sentencizer"
 
@@ -85,7 +85,8 @@ def test_each_component_alone_on_blank_english(component: str) -> None:
     key = {"refgraph_identifiers": "rg_identifiers", "refgraph_quantities": "rg_quantities",
            "refgraph_negation": "rg_negations", "refgraph_modality": "rg_hedges",
            "refgraph_references": "rg_deictics", "refgraph_entities": "rg_mentions",
-           "refgraph_constraints": "rg_constraints", "refgraph_causal": "rg_causal"}[component]
+           "refgraph_constraints": "rg_constraints", "refgraph_causal": "rg_causal",
+           "refgraph_claims": "rg_claims"}[component]
     assert len(doc.spans[key]) >= 1
 
 

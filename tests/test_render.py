@@ -199,7 +199,7 @@ def test_render_import_refgraph_loads_no_matplotlib() -> None:
 def test_report_repr_is_a_compact_summary(az: Analyzer) -> None:
     report = az.analyze(RUNBOOK, RUNBOOK_PRUNED, intent="prune")
     text = repr(report)
-    assert text.startswith("<Report reject: RG303x2 (2 error); intent=prune mode=fast;")
+    assert text.startswith("<Report reject: RG303 (1 error); intent=prune mode=fast;")
     assert "terraform" not in text
     assert "\n" not in text
     assert repr(refgraph.lint("All good.", mode="fast")).startswith(

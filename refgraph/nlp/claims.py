@@ -41,9 +41,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..blocks import SPEAKER_LABEL, TURN_LABEL
+from ..casing import lower
 from ..model import NodeKind, Scalar
 from ..resources import load_json
-from .lemmas import approx_lemma, key
+from .lemmas import approx_lemma, key, verb_keys
 from .records import add_attrs, ensure_group, raw_records
 from .text import clause_openers, stopwords
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
@@ -62,6 +63,8 @@ _HARD = frozenset({";", "—", "–", "--"})
 _OPEN = frozenset({"(", "["})
 _CLOSE = frozenset({")", "]"})
 _EXPLAINS = frozenset({"i.e.", "e.g.", "namely"})
+_LEADS = frozenset({"and", "but", "or", "so", "yet", "then", "also", ",", ";", ":", "-", "*",
+                    "i.e.", "e.g."})
 _MARKERS = frozenset({"before", "until", "till", "if", "unless", "when", "after", "once"})
 _CONTRASTS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
 _VERBAL_POS = frozenset({"VERB", "AUX", "ADJ"})
@@ -123,11 +126,6 @@ def _complements() -> frozenset[str]:
     lex = _lex()
     return frozenset(lex["antonyms"]) | frozenset(lex["antonyms"].values()) | frozenset(
         w for group in lex["synonyms"] for w in group)
-
-
-@cache
-def _verb_keys() -> frozenset[str]:
-    return frozenset(key(v) for v in _lex()["verbs"])
 
 
 @cache
@@ -221,7 +219,7 @@ class ClaimTagger:
             for c in found:
                 c.sentence = k
             clauses.extend(found)
-        _Builder(doc, v, recs, clauses, links, accurate).emit()
+        _Builder(doc, v, recs, clauses, links, accurate, atomic).emit()
         return doc
 
 
@@ -281,6 +279,39 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
         toks = [i for i in range(a, b) if not v.flags(i) & SPACE]
         if toks:
             out.extend(_split_frame(v, _Clause(toks), atomic, doc))
+    return _topics(v, out)
+
+
+def _topics(v: DocView, clauses: list[_Clause]) -> list[_Clause]:
+    """Merge a topic label into the clause it heads: in "Held records: disclosed" or
+    "Status: started 19:05" the words before the colon are the subject of a clause that has
+    none of its own (its verb comes first, or only a number before it: "CI: 208/212 passed"),
+    not a claim of their own. A label with a negation ("No failover: ..."), an auxiliary or a
+    verb after its first word ("Deploy failed: ...") says something itself and stays a
+    clause."""
+    label_max = int(_grammar()["label_max_tokens"])
+    negatives = _words("negative_starts")
+    verbal = _words("auxiliaries") | _words("modals")  # "The format is public:" is a clause
+    out: list[_Clause] = []
+    k = 0
+    while k < len(clauses):
+        c = clauses[k]
+        nxt = clauses[k + 1] if k + 1 < len(clauses) else None
+        words = [i for i in c.tokens if v.flags(i) & ALPHA]
+        if nxt is not None and v.words[c.tokens[-1]] == ":" and c.frame_of < 0 and \
+                nxt.frame_of < 0 and 0 < len(c.tokens) - 1 <= label_max and words and \
+                not any(v.lowers[i] in negatives or v.lowers[i] in verbal for i in c.tokens) and \
+                (c.pred < 0 or c.pred == c.tokens[0] or c.weak) and \
+                nxt.pred >= 0 and not nxt.subject and all(
+                    v.flags(i) & (NUM | PUNCT) for i in nxt.tokens[:nxt.tokens.index(nxt.pred)]):
+            nxt.tokens = [*c.tokens, *nxt.tokens]
+            nxt.subject = v.lowers[words[-1]]
+            nxt.imperative = False  # "Status: started 19:05" reports, it does not order
+            out.append(nxt)
+            k += 2
+            continue
+        out.append(c)
+        k += 1
     return out
 
 
@@ -322,7 +353,11 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
         elif prev == ":":
             # "Timeout: 30 s" is one claim; "No failover: the runbook says never to
             # promote" two: a colon cuts when a verb follows it or the label is long.
-            cut = k - 1 - last > label_max or _verb_ahead(v, k, e, atomic)
+            # "The format is public: change ..." is a clause before its colon, no label
+            # ("Tokens seen: 4.19M" is one).
+            cut = k - 1 - last > label_max or _verb_ahead(v, k, e, atomic) or any(
+                lowers[i] in _words("auxiliaries") or lowers[i] in _words("modals")
+                for i in range(last, k - 1))
         elif prev == "," and (low in negatives or low in _EXPLAINS or
                               _subject_then_verb(v, k, e, atomic)):
             cut = True  # "..., never to another card", "..., i.e. ...", "..., the latter must"
@@ -334,14 +369,14 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
                 k + 1 < e and low != "or" and (lowers[k + 1] in subjects
                                                or lowers[k + 1] in _VERB_OPENERS
                                                or lowers[k + 1] in negatives
-                                               or words[k + 1][:1].isupper()))):
-            cut = True
+                                               or words[k + 1][:1].isupper()
+                                               or _counted_verb(v, k + 1, e)))):
+            cut = True  # "209 passed and 3 were skipped": a number, then its verb
         elif prev == ",":
             cut = -k - 1 in recorded or (low in subjects and low not in ("that", "this", "it",
                                                                         "one")) or \
                 (k not in atomic and _verbal(v, k)) or (
-                    # "2 failed, 41 passed": a number, then its verb
-                    k + 1 < e and v.flags(k) & NUM and _verbal(v, k + 1)) or (
+                    _counted_verb(v, k, e)) or (  # "2 failed, 41 passed"
                     low == "it" and k + 1 < e and lowers[k + 1] in _words("auxiliaries")) or (
                     k >= 2 and lowers[k - 2] in negatives)  # "if not, pause ..."
         if cut and k > last:
@@ -350,10 +385,17 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
     return cuts
 
 
+def _counted_verb(v: DocView, k: int, e: int) -> bool:
+    """A number at ``k`` followed by a verb or an auxiliary: "3 were skipped", "41 passed"."""
+    return bool(v.flags(k) & NUM) and k + 1 < e and (
+        _verbal(v, k + 1) or v.lowers[k + 1] in _words("auxiliaries"))
+
+
 def _line_break(v: DocView, k: int, s: int) -> bool:
     """Whether a new line of a listing or a tool's output starts at token ``k``: after a
     newline, when the next line does not continue a sentence (it starts with a capital, a
-    digit or a symbol, or the line before ended in punctuation), or at a rule of dashes."""
+    digit or a symbol, the line before ended in punctuation or opens with a label and a
+    colon), or at a rule of dashes."""
     w = v.words[k]
     if _RULE.fullmatch(w) or _RULE.fullmatch(v.words[k - 1]):
         return True
@@ -367,7 +409,13 @@ def _line_break(v: DocView, k: int, s: int) -> bool:
     if j < s or not v.flags(j) & SPACE or "\n" not in v.words[j] or v.flags(k) & SPACE:
         return False
     prev = j - 1
-    return not w[:1].islower() or (prev >= s and bool(v.flags(prev) & PUNCT))
+    if not w[:1].islower() or (prev >= s and bool(v.flags(prev) & PUNCT)):
+        return True
+    # "timeout: 30 s" then "note 2": lines of a listing of labelled values
+    line = prev
+    while line > s and not (v.flags(line - 1) & SPACE and "\n" in v.words[line - 1]):
+        line -= 1
+    return any(v.words[i] == ":" for i in range(line, min(prev, line + 4) + 1))
 
 
 _RULE = re.compile(r"[-=_*~#]{3,}")
@@ -427,7 +475,7 @@ def _verbal(v: DocView, k: int) -> bool:
     if not v.flags(k) & ALPHA or v.words[k][:1].isupper():
         return False
     lemma = approx_lemma(low)
-    return lemma != low and key(lemma) in _verb_keys() and low.endswith(("s", "ed"))
+    return lemma != low and key(lemma) in verb_keys() and low.endswith(("s", "ed"))
 
 
 def _verb_ahead(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
@@ -440,7 +488,7 @@ def _verb_ahead(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
         low = v.lowers[i]
         if low in _words("auxiliaries") or low in _words("modals"):
             return True
-        if key(approx_lemma(low)) in _verb_keys() and approx_lemma(low) != low:
+        if key(approx_lemma(low)) in verb_keys() and approx_lemma(low) != low:
             return True
     return False
 
@@ -523,7 +571,7 @@ def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
 def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()) -> None:
     """The predicate of a rule clause: the best-placed verb-like word or a copula's
     complement (see the module docstring), else none. Also its subject and mood."""
-    verbs = _verb_keys()
+    verbs = verb_keys()
     aux = _words("auxiliaries")
     modals = _words("modals")
     dets = _words("determiners")
@@ -532,6 +580,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
     copulas = _words("copulas")
     complements = _complements()
     subjects = _words("subject_pronouns")
+    negatives = _words("negative_starts")
     stop = stopwords()
     lowers, words = v.lowers, v.words
     best, best_score = -1, -99
@@ -559,8 +608,8 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             continue
         if low in stop:
             continue
-        k = key(approx_lemma(low))
-        verbal = k in verbs or (len(low) > 4 and (low.endswith("ed") or low.endswith("ing")))
+        lemma_key = key(approx_lemma(low))
+        verbal = lemma_key in verbs or (len(low) > 4 and low.endswith(("ed", "ing")))
         if not verbal and i != complement:
             continue
         back = pos - 1
@@ -570,18 +619,33 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         score = 1
         if i == complement:
             score += 4
-        elif prev in aux or prev in modals or prev in ("to", "not", "n't", "never",
-                                                       "longer") or (
+        elif prev in aux or prev in modals or prev in ("not", "n't", "never", "longer") or (
+                prev == "to" and approx_lemma(low) == low) or (
                 prev in subjects and prev != "that"):
-            score += 3
+            score += 3  # "to deploy" is a verb, "to staging" a noun
         elif prev in dets or prev in preps or prev in noun_openers or (
-                pos > 1 and words[toks[pos - 1]][:1].isupper()):
-            score -= 3  # "the report", "for orders", "the same failed command": a noun
+                pos > 1 and words[toks[pos - 1]][:1].isupper()) or (
+                pos > 1 and lowers[toks[pos - 2]] in dets and v.flags(toks[pos - 1]) & ALPHA
+                and lowers[toks[pos - 1]] not in aux and lowers[toks[pos - 1]] not in modals
+                and not low.endswith(("s", "ed"))):
+            score -= 3  # "the report", "for orders", "the nightly export": a noun
+        elif pos and v.flags(toks[pos - 1]) & NUM and low.endswith("s") and \
+                not low.endswith("ss"):
+            score -= 3  # "63,250,000 calls": the noun a number counts
+        elif pos > 1 and (low.endswith("s") or low.endswith("ed")) and any(
+                lowers[t] in dets and lowers[t] not in negatives
+                for t in toks[max(0, pos - 3):pos - 1]):
+            # "The nightly export fails": the verb after its noun phrase ("No ungranted locks
+            # on pg-primary" is a noun phrase)
+            score += 1
         elif pos and v.flags(toks[pos - 1]) & NUM and pos + 1 < len(toks) and \
                 v.flags(toks[pos + 1]) & ALPHA and lowers[toks[pos + 1]] not in stop:
             score -= 3  # "0 ungranted locks", "3 failed tests": it modifies the noun
         if pos == 0 and approx_lemma(low) == low:
             score += 2  # "Call deploy ...": an order
+        if back == pos - 1 and pos > 1 and words[toks[pos - 1]] == "-" and \
+                not v.ws[toks[pos - 2]]:
+            score -= 2  # "under-replicated partitions", "well-tested": a compound modifier
         if low.endswith("ed"):
             score += 1  # an -s word is as often a plural noun as a verb: no bonus
         if score > best_score:
@@ -598,9 +662,9 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         if sign in ("-", "+"):
             after = [i for i in toks if i > best]
             if len(after) >= 2 and lowers[after[0]] == "to":
-                nxt = after[1]
-                if key(approx_lemma(lowers[nxt])) in verbs:
-                    c.pred = nxt
+                complement_verb = after[1]
+                if key(approx_lemma(lowers[complement_verb])) in verbs:
+                    c.pred = complement_verb
                     c.flip = sign == "-"
     elif be_at >= 0:
         c.head = c.pred = be_at
@@ -611,10 +675,10 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                                    and low not in _words("discourse_words")):
                 c.subject = low
                 break
-        first = toks[0]
+        first = next((i for i in toks if v.flags(i) & ALPHA), toks[0])  # past "- ", "1."
         lead = lowers[first]
         c.imperative = (c.head == first and approx_lemma(lead) == lead) or (
-            lead in ("do", "don't", "never", "please", "always") and c.head in toks[1:4]
+            lead in ("do", "don't", "never", "please", "always") and c.head in toks[1:5]
             and not any(lowers[i] in subjects for i in toks[:toks.index(c.head)]))
 
 
@@ -630,15 +694,18 @@ class _Builder:
     """Claim records and links for the clauses of one doc."""
 
     def __init__(self, doc: Doc, v: DocView, recs: list[list[Any]], clauses: list[_Clause],
-                 links: list[Link], accurate: bool) -> None:
+                 links: list[Link], accurate: bool, atomic: frozenset[int]) -> None:
         self.doc, self.v, self.recs, self.clauses = doc, v, recs, clauses
         self.links, self.accurate = links, accurate
+        self.atomic = atomic  # tokens of identifiers and handles: arguments, not terms
         n = len(v.starts)
         self.owner = [-1] * n
         for ci, c in enumerate(clauses):
             for i in c.tokens:
                 self.owner[i] = ci
         self.spans: list[tuple[int, int] | None] = [None] * len(clauses)
+        self.connectives = {i for r in recs if r[0] == NodeKind.CAUSAL.value
+                            for i in range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1)}
 
     def clause_at(self, char: int) -> int:
         i = self.v.token_at(char)
@@ -666,8 +733,11 @@ class _Builder:
             pred_word = v.low(c.pred) if c.pred >= 0 else ""
             base_word = pred_word
             negated_by: list[list[Any]] = []
+            bounds = [(q[1], q[2]) for q in got.get(NodeKind.QUANTITY.value, ())]
             for r in got.get(NodeKind.NEGATION.value, ()):
                 a = r[3]
+                if any(qs <= r[1] and r[2] <= qe for qs, qe in bounds):
+                    continue  # "no more than 50": the quantity's bound says it
                 cue_tok = v.token_at(r[1])
                 cue_toks.update(range(cue_tok, v.token_at(max(r[1], r[2] - 1)) + 1))
                 kind, cue = a.get("cue_kind"), a.get("cue")
@@ -694,11 +764,17 @@ class _Builder:
                     negs += 1
                     cue_toks.add(i)
                     break
+            level = c.pred >= 0 and key(self._lemma(c.pred)) in _key_set("levels")
+            zero = False
             for r in got.get(NodeKind.QUANTITY.value, ()):
                 a = r[3]
                 if a.get("magnitude") == 0 and a.get("bound") == "=" and (
-                        "unit" in a or (c.pred >= 0 and r[1] < v.starts[c.pred])):
-                    negs += 1  # "0 rows matched", "0 skipped": what "none skipped" says
+                        "unit" in a or "noun" in a or level or (
+                            c.pred >= 0 and r[1] < v.starts[c.pred])):
+                    # "0 rows matched", "0 skipped", "partitions stayed at zero": what
+                    # "none skipped", "there were none" say
+                    negs += 1
+                    zero = True
                     break
             pred_lemma = ""
             if c.pred >= 0:
@@ -714,18 +790,24 @@ class _Builder:
                 for r in got.get(NodeKind.NEGATION.value, ()))
             hedges = got.get(NodeKind.HEDGE.value, [])
             strength, modality, force = 1.0, "", ""
+            necessity_at = -1
+            counterfactual = False
             for r in hedges:
                 a = r[3]
                 cue_toks.update(range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1))
                 term, mclass = a.get("term"), a.get("modality")
+                if v.token_at(r[1]) == c.pred and mclass == "necessity":
+                    necessity_at = c.pred  # "need", "required": the duty is the predicate
                 if term in _NOT_HEDGES or v.token_at(r[1]) == c.pred:
                     continue
                 if _counterfactual(v, v.token_at(max(r[1], r[2] - 1))):
+                    counterfactual = True
                     continue  # "should have been charged": what ought to have happened
                 if mclass in _EPISTEMIC and float(a["strength"]) < strength:
                     strength, modality = float(a["strength"]), str(mclass)
                 elif mclass == "necessity":
                     force = "obligation"
+                    necessity_at = v.token_at(r[1])
                 elif mclass == "advice" and force != "obligation":
                     force = "advice"
             if c.frame == "attitude" and c.reported_by in _words("first_person") \
@@ -738,15 +820,20 @@ class _Builder:
             constraints = got.get(NodeKind.CONSTRAINT.value, [])
             for r in constraints:
                 kind = r[3].get("constraint_kind")
-                if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred:
+                if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred and \
+                        not counterfactual:  # "no VAT should have been charged" is no rule
                     force = str(kind)
             if force and modality == "possibility":
                 strength, modality = 1.0, ""  # "no run may use more than 64 GPUs": a rule
-            if force in ("obligation", "advice") and negative:
-                force = "prohibition"
+            if negative and necessity_at >= 0 and any(
+                    v.token_at(r[1]) < necessity_at for r in negated_by):
+                force = "exemption"  # "you don't need to", "not required to": no duty
+            elif force in ("obligation", "advice") and negative:
+                force = "prohibition"  # "must not", "should not"
             if c.imperative and negative and not force:
                 force = "prohibition"
-            mood = "question" if c.question else "imperative" if c.imperative else "declarative"
+            mood = "question" if c.question else "imperative" if c.imperative else \
+                "counterfactual" if counterfactual else "declarative"
             args = [r for kind in _ARG_KINDS for r in got.get(kind, ())]
             args.sort(key=lambda r: (r[1], r[2]))
             args = args[:MAX_ARGS]
@@ -766,13 +853,16 @@ class _Builder:
             # not make two claims about the same wait look unalike.
             for r in got.get(NodeKind.QUANTITY.value, ()):
                 cue_toks.update(range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1))
-            terms = self._terms(toks, cue_toks, c.pred, pkey)
+            terms = self._terms(toks, cue_toks | self.atomic, c.pred, pkey)
             if not terms and not args and not negs:
                 continue
             if c.frame_of >= 0 and all(self._role(r, c) == "subj" for r in args) \
                     and len(set(terms) - {pkey, key(subject_word(c))}) == 0:
                 continue  # "I think", "she said": attribution of the next claim, no content
-            s, e = v.starts[toks[0]], v.ends[toks[-1]]
+            span = toks
+            while len(span) > 1 and (v.low(span[0]) in _LEADS or span[0] in self.connectives):
+                span = span[1:]  # "and", "but", "Therefore": they join the claim, not in it
+            s, e = v.starts[span[0]], v.ends[span[-1]]
             if any(sp == (s, e) for sp in self.spans):
                 continue
             self.spans[ci] = (s, e)
@@ -794,8 +884,8 @@ class _Builder:
             if c.pred >= 0:
                 attrs["head_start"], attrs["head_end"] = v.starts[c.pred], v.ends[c.pred]
             lex_pred = pkey or ""
-            if lex_pred in _key_set("finding") or cls in _key_set("finding"):
-                attrs["finding"] = True
+            if lex_pred in _key_set("finding") or cls in _key_set("finding") or zero:
+                attrs["finding"] = True  # a count or a level of zero is an observation
             if lex_pred in _key_set("side_effect"):
                 attrs["side_effect"] = True
             if pkey in _light():
@@ -854,7 +944,7 @@ class _Builder:
 
     def _lemma(self, i: int) -> str:
         if self.accurate:
-            lemma = self.doc[i].lemma_.lower()
+            lemma = lower(self.doc[i].lemma_)
             if lemma:
                 return lemma
         return approx_lemma(self.v.low(i))
@@ -963,9 +1053,9 @@ def _code_like(v: DocView, toks: list[int]) -> bool:
     its tokens are operators, brackets or numbers."""
     if len(toks) < 3:
         return False
-    marks = sum(1 for i in toks if v.words[i] in _CODE_MARKS or (
-        v.flags(i) & NUM and not v.flags(i) & ALPHA))
-    return marks >= 0.3 * len(toks)
+    marks = sum(1.0 if v.words[i] in _CODE_MARKS else 0.5 if (
+        v.flags(i) & NUM and not v.flags(i) & ALPHA) else 0.0 for i in toks)
+    return marks >= 0.3 * len(toks) and any(v.words[i] in _CODE_MARKS for i in toks)
 
 
 def _quoted(v: DocView, toks: list[int]) -> bool:

@@ -38,8 +38,6 @@ SPAN_KEY = "rg_constraints"
 _QUANTITY = frozenset({NodeKind.QUANTITY.value})
 _IDENTIFIER = frozenset({NodeKind.IDENTIFIER.value})
 _NEGATION = frozenset({NodeKind.NEGATION.value})
-_IMPERATIVE_ONLY = frozenset({"do not", "don't", "do n't", "never", "avoid", "ensure",
-                              "make sure", "always", "be sure to", "refrain from"})
 _SUBJECTS = frozenset({"you", "please"})
 # Words that keep a "no" clause a prohibition even with a finite verb ("no pushes are allowed").
 _PROHIBITING = frozenset({"may", "must", "should", "shall", "can", "will", "might", "could",
@@ -68,6 +66,13 @@ def _negation_words() -> frozenset[str]:
     in a phrase it drops ("no worries", "never mind")."""
     cues = load_json("lexicon", "negation.json")["cues"]
     return frozenset(c for c, kind in cues.items() if kind == "syntactic" and " " not in c)
+
+
+@cache
+def _imperative_only() -> frozenset[str]:
+    """Cues that make a rule only where they open a clause (``constraints.json``)."""
+    words: list[str] = load_json("lexicon", "constraints.json")["imperative_only"]
+    return frozenset(words)
 
 
 @cache
@@ -121,7 +126,7 @@ class ConstraintTagger:
                 k = bisect.bisect_left(negations, cs)
                 if k == len(negations) or negations[k] >= ce:
                     continue  # the negation component dropped it: "no worries", "never mind"
-            if cue in _IMPERATIVE_ONLY and not _clause_start(v, lo, start):
+            if cue in _imperative_only() and not _clause_start(v, lo, start):
                 continue
             if kind.endswith("_weak"):
                 base = kind[: -len("_weak")]

@@ -18,9 +18,12 @@ from operator import sub
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind, Scalar
+from .lemmas import is_verb_form
 from .lexicon import phrase_matcher
+from .numbers import is_label_number
 from .records import add_attrs, ensure_group, raw_records_of
 from .text import (
     DETERMINERS,
@@ -52,8 +55,10 @@ _CASE_ODD = re.compile("[\u0130\u0131\u017f\u212a]")
 # On ASCII text, _CAPITAL's matches are the capitals after a non-word character (or at 0): a
 # space then "A" once capitals read "A", other word characters "a" and the rest " ".
 _CAPITAL_CLASSES = class_table({"A": "[A-Z]", "a": r"\w"})
+# Quantities, identifiers and handles are referents of their own kinds; a hedge ("the bucket
+# on node-7 likely failed") qualifies the claim, never the name.
 _OWN_KINDS = frozenset({NodeKind.QUANTITY.value, NodeKind.IDENTIFIER.value,
-                        NodeKind.HANDLE.value})
+                        NodeKind.HANDLE.value, NodeKind.HEDGE.value})
 _NUMERIC_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL",
                            "ORDINAL"})
 
@@ -74,9 +79,16 @@ def _is_label(t: str) -> bool:
     return (len(t) <= 3 and (t.isupper() or t.isdigit())) or any(c.isdigit() for c in t)
 
 
+def _is_plural(word: str) -> bool:
+    """A plural noun as written: normalising it drops its plural ending ("lines" ->
+    "line"), and it is not a name or an acronym."""
+    return word[:1].islower() and word.endswith("s") and norm(word) != word
+
+
 # Both are asked about the same words over and over: their answers by word.
 _w = WordMemo(_word)
 _label_token = WordMemo(_is_label)
+_plural = WordMemo(_is_plural)
 
 
 def _is_word(char: str) -> bool:
@@ -94,15 +106,41 @@ def _opens_clause(v: DocView, i: int) -> bool:
         or prev.endswith((".", ":"))
 
 
+def _code_name(word: str) -> bool:
+    """ "Q3", "EC2", "S3": a capital, then letters and digits, both."""
+    return 2 <= len(word) <= 8 and word.isalnum() and word[:1].isupper() and \
+        any(c.isdigit() for c in word)
+
+
+def _named_by_form(v: DocView, i: int) -> bool:
+    """A capitalised word that opens a clause and still reads as a name: quoted whole
+    ('called "Main"') or qualified by a parenthetical ("Main (Dublin, ...)")."""
+    n = len(v.starts)
+    if i + 1 >= n:
+        return False
+    nxt = v.tok(i + 1)
+    return nxt == "(" or (nxt in ('"', "”") and i > 0 and v.tok(i - 1) in ('"', "“"))
+
+
+_PAREN_MAX = 4  # words of a parenthetical that qualify a name
+_PAREN_REACH = 12  # tokens searched for its closing bracket
+
+
 def _parenthetical(v: DocView, end: int) -> tuple[str, int]:
-    """ "Sam (billing)" -> ("(billing)", index after ")")."""
+    """ "Sam (billing)" -> ("(billing)", index after ")"); of a longer aside, its first part
+    ("Main (Dublin, location id 61440)" -> "(dublin)"), which is what tells it apart."""
     n = len(v.starts)
     if end < n and v.tok(end) == "(":
         k = end + 1
-        while k < n and k < end + 5 and v.tok(k) != ")":
+        while k < n and k < end + _PAREN_REACH and v.tok(k) != ")":
             k += 1
         if k < n and v.tok(k) == ")" and k > end + 1:
-            return "(" + " ".join(norm(v.tok(t)) for t in range(end + 1, k)) + ")", k + 1
+            part = end + 1
+            while part < k and v.tok(part) not in (",", ";"):
+                part += 1
+            if part - (end + 1) <= _PAREN_MAX and part > end + 1:
+                return "(" + " ".join(norm(v.tok(t)) for t in range(end + 1, part)) + ")", \
+                    k + 1
     return "", end
 
 
@@ -120,8 +158,7 @@ class EntityTagger:
     def __call__(self, doc: Doc) -> Doc:
         ensure_group(doc, SPAN_KEY)
         v = view(doc, refresh=True)  # sentence bounds may be new since the last component
-        # Quantities, identifiers and handles are referents of their own kinds already.
-        blocked: set[int] = set()
+        blocked: set[int] = set()  # tokens no mention may take (see _OWN_KINDS)
         starts = v.starts
         for _, start, end, _ in raw_records_of(doc, _OWN_KINDS):
             if end > start:
@@ -188,7 +225,8 @@ class EntityTagger:
             while start < root.i and (doc[start].dep_ == "det" or start in blocked
                                       or doc[start].lower_ in ("at", "most", "least")):
                 start += 1
-            self._emit(doc, v, start, pend if paren else end, _w(root.text), quals, label)
+            self._emit(doc, v, start, pend if paren else end, _w(root.text), quals, label,
+                       plural=root.tag_ in ("NNS", "NNPS") and _plural(lower(root.text)))
             taken.update(range(chunk.start, pend if paren else end))
         for ent in doc.ents:
             if ent.label_ in _NUMERIC_ENTS or any(t.i in taken for t in ent):
@@ -205,10 +243,19 @@ class EntityTagger:
         # instead of looking at every word.
         candidates = self._openers(doc, v)
         done = -1
+        covered: set[int] = set()
         for i in candidates:
             if i <= done or i in blocked:
                 continue
             done = self._chunk_from(doc, v, i, blocked) - 1
+            covered.update(range(i, done + 1))
+        # "on port 8080", "shard 3": a label noun and the number that names which one, as
+        # accurate mode's parse makes it (port[8080])
+        for k in range(1, len(v.starts)):
+            if v.flags(k) & NUM and k not in covered and k - 1 not in covered and \
+                    k not in blocked and k - 1 not in blocked and is_label_number(v, k) and \
+                    v.flags(k - 1) & ALPHA:
+                self._emit(doc, v, k - 1, k + 1, _w(v.words[k - 1]), [_w(v.words[k])], "")
 
     def _openers(self, doc: Doc, v: DocView) -> list[int]:
         """Tokens holding a match of _CHUNK_OPENER, in order.
@@ -267,10 +314,12 @@ class EntityTagger:
             end = self._chunk_end(v, j, blocked)
             if end > j:
                 return self._emit_chunk(doc, v, j, end, blocked)
-        elif v.words[i][:1].isupper() and v.flags(i) & ALPHA and low not in stopwords() \
+        elif v.words[i][:1].isupper() and (v.flags(i) & ALPHA or _code_name(v.words[i])) \
+                and low not in stopwords() \
                 and not looks_verbal(low) and (
                 not _opens_clause(v, i) or (i + 1 < n and v.tok(i + 1)[:1].isupper()
-                                            and v.flags(i + 1) & ALPHA)):
+                                            and v.flags(i + 1) & ALPHA)
+                or _named_by_form(v, i)):
             end = i + 1
             while end < n and end < i + 4 and v.tok(end)[:1].isupper() \
                     and v.flags(end) & ALPHA and end not in blocked:
@@ -297,9 +346,11 @@ class EntityTagger:
                 if not (text[:1].isalpha() and any(c.isdigit() for c in text)):
                     break
             if j > start and (low in verbs or (len(low) > 5 and low.endswith("ed")) or (
-                    # "table lists every shard": an -s word before a determiner is a verb
+                    # "table lists every shard": an -s word before a determiner is a verb;
+                    # "service listens on": a verb's -s form before a preposition is one
                     low.endswith("s") and not low.endswith("ss") and j + 1 < n
-                    and lowers[j + 1] in DETERMINERS)):
+                    and (lowers[j + 1] in DETERMINERS or (
+                        lowers[j + 1] in _QUALIFYING_PREPS and is_verb_form(low))))):
                 break
             j += 1
         return j
@@ -331,12 +382,13 @@ class EntityTagger:
             if paren:
                 quals.append(paren)
                 nxt = pend
-        self._emit(doc, v, start, nxt, _w(words[head_i]), quals, "PROPER" if proper else "")
+        self._emit(doc, v, start, nxt, _w(words[head_i]), quals, "PROPER" if proper else "",
+                   plural=_plural(words[head_i]))
         return nxt
 
     @staticmethod
     def _emit(doc: Doc, v: DocView, start: int, end: int, head: str, quals: list[str],
-              label: str) -> None:
+              label: str, *, plural: bool = False) -> None:
         if end > start:
             start_char, end_char = v.starts[start], v.ends[end - 1]
         else:
@@ -351,6 +403,8 @@ class EntityTagger:
         attrs["key"] = f"{head}[{joined}]" if joined else head
         if label:
             attrs["ent_label"] = label
+        if plural:
+            attrs["plural"] = True  # "the replicas", "lines 14-16": several at once
         add_attrs(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, attrs, "MENTION")
 
 

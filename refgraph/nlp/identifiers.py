@@ -16,6 +16,7 @@ from functools import cache
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..casing import lower
 from ..model import NodeKind, Scalar
 from ..resources import load_json
 from .records import add_attrs, ensure_group
@@ -292,7 +293,7 @@ def _cites(text: str, s: int, e: int, kind: str) -> bool:
         return True
     if _CITE_AFTER.match(text, e):
         return True
-    lead = before.strip().strip("\"'{[:,").lower()
+    lead = lower(before.strip().strip("\"'{[:,"))
     if lead == "":
         return kind == "tool_call"  # "call_72 GET ...": a call opening a tool's line
     return lead in ("agent", "tool", "source", "from", "see", "via", "per") or \
@@ -304,7 +305,7 @@ _NAME_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W_]\w*")
 
 def _words_of(code: str) -> str:
     """The names and numbers inside a code span or handle, lower-cased, space-separated."""
-    return " ".join(w.lower() for w in _NAME_WORD.findall(code) if len(w) > 1 or w.isdigit())
+    return " ".join(lower(w) for w in _NAME_WORD.findall(code) if len(w) > 1 or w.isdigit())
 
 
 def _path_like(value: str) -> bool:

@@ -82,3 +82,16 @@ def _key(lemma: str) -> str:
 
 approx_lemma = WordMemo(_approx)
 key = WordMemo(_key)
+
+
+@cache
+def verb_keys() -> frozenset[str]:
+    """The match keys of every verb of ``models/lexicon/predicates.json`` ("verbs"): whether
+    a word can head a clause, in both modes."""
+    return frozenset(key(v) for v in _lex()["verbs"])
+
+
+def is_verb_form(word: str) -> bool:
+    """Whether ``word`` is an inflected form of a lexicon verb ("listens", "failed")."""
+    lemma = approx_lemma(word)
+    return lemma != lower(word) and key(lemma) in verb_keys()

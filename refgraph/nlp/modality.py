@@ -58,8 +58,10 @@ class ModalityTagger:
             if term in self.needs_number_after and not _numberish(prev):
                 continue
             s, e = v.starts[start], v.ends[end - 1]
-            if term in _MONTH_LIKE and v.text[s:s + 1].isupper() and nxt[:1].isdigit():
-                continue  # "May 2024"
+            if term in _MONTH_LIKE and v.text[s:s + 1].isupper() and (
+                    nxt[:1].isdigit() or (start > 0 and not v.is_sent_start(start)
+                                          and prev[:1].isalnum())):
+                continue  # "May 2024", "a credit for May": a month, mid-sentence
             modality, strength = terms[term]
             add(doc, SPAN_KEY, NodeKind.HEDGE, s, e, label="HEDGE",
                 term=term, modality=modality, strength=float(strength))

@@ -54,7 +54,7 @@ def lexicon() -> dict[str, Any]:
     units = load_json("lexicon", "units.json")
     # The word lists are only ever asked for membership, once per number or more.
     for key in ("range_joiners", "range_openers", "measured_links", "label_nouns", "year_before",
-                "unit_adjectives", "not_names"):
+                "unit_adjectives", "not_names", "glued_letter_units"):
         data[key] = frozenset(data[key])
     data["scale"] = units["scale"]
     data["per"] = set(units["per"])
@@ -171,6 +171,7 @@ class Num:
     bound: str = "="  # "~" after a tolerance ("5.2 ± 0.1"), ">=" for "hundreds of"
     vague: bool = False  # "hundreds of", "tens of thousands of": a unit may follow "of"
     currency: str = ""  # a currency glued before the digits: "HK$7", "AUD1.5"
+    total: float | None = None  # "208/212": 208 of a total of 212
 
 
 def parse_number(v: DocView, i: int) -> Num | None:
@@ -225,7 +226,10 @@ def parse_number(v: DocView, i: int) -> Num | None:
         return Num(float(rng.group(1)), i, i + 1, high=float(rng.group(2)))
     frac = FRACTION.match(text) if "/" in text else None
     if frac and int(frac.group(2)) > 0:
-        return Num(int(frac.group(1)) / int(frac.group(2)), i, i + 1)
+        part, whole = int(frac.group(1)), int(frac.group(2))
+        if whole >= 10 and part <= whole:
+            return Num(part, i, i + 1, total=whole)  # "208/212 passed": a count of a total
+        return Num(part / whole, i, i + 1)  # "3/4": a fraction
     if text in lex["fractions"]:
         return Num(lex["fractions"][text], i, i + 1)
     if i + 2 < n and words[i + 1] == "^" and not v.ws[i] and not v.ws[i + 1]:
@@ -243,6 +247,9 @@ def parse_number(v: DocView, i: int) -> Num | None:
             return Num(float(num.replace(",", "")) + lex["fractions"][rest[:1]], i, i + 1)
         if rest[:1] in "xX×" and rest[1:2].isdigit():
             return None  # "1920x1080", "4x1000": a dimension pair, not one quantity
+        if len(rest) == 1 and rest.isupper() and "." not in num and "," not in num and \
+                rest not in lex["glued_letter_units"] and rest not in lex["scale"]:
+            return None  # "12A", "3B": a seat, a grade, a cell; "12V" is volts
         if len(rest) >= 2 and rest.isalpha() and lookup_unit(rest) is None \
                 and lower(rest) not in SCALE_AFTER_CURRENCY and rest not in lex["scale"] \
                 and (rest.isupper() or any(c in "aeiouy" for c in lower(rest))):

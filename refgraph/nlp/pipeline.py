@@ -54,11 +54,12 @@ def _tune_tokenizer(nlp: Language) -> None:
     tokenizer = nlp.tokenizer
     assert isinstance(tokenizer, Tokenizer)  # both modes use spaCy's rule tokenizer
     tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3"; single-letter
-    # abbreviations ("s.") would swallow the unit and the full stop of "took 30 s.".
+    # Emoticon special cases ("=3", "(=", "<3") would swallow "X=3" and "x<3", the reversed
+    # ones ("):", "(:", "[:") a label's bracket and colon ("Jo (finance):", "xs[:"); single-
+    # letter abbreviations ("s.") would swallow the unit and the full stop of "took 30 s.".
     rules = tokenizer.rules or {}
     tokenizer.rules = {k: v for k, v in rules.items()
-                           if "=" not in k and not re.fullmatch(r"</?3+|[a-z]\.", k)}
+                       if "=" not in k and not re.fullmatch(r"</?3+|[a-z]\.|[()\[\]]-?[:;]", k)}
     tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     # spaCy peels affixes off a whitespace-free run one at a time, which is quadratic in the
     # run's length ("((((...", a base64 blob, minified JSON pasted into prose). Keep runs longer

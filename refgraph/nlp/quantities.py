@@ -24,6 +24,7 @@ from ..memo import WordMemo
 from ..model import NodeKind
 from ..resources import load_json
 from ..units import counted_units, lookup_unit, normalise, unit_words
+from .lemmas import approx_lemma
 from .numbers import (
     CURRENCY_PREFIX,
     SCALE_AFTER_CURRENCY,
@@ -56,6 +57,9 @@ def _match_phrase_before(v: DocView, end: int, lo: int,
     for words, bound in index.get(lowers[end - 1], ()):
         s = end - len(words)
         if s >= lo and tuple(lowers[s:end]) == words:
+            if s > 0 and v.words[s][:1] in "<>" and v.words[s - 1][-1:] in "-=<" and \
+                    not v.ws[s - 1]:
+                return None  # "-> 30", "=> 2": an arrow, not a bound
             return s, bound
     return None
 
@@ -253,6 +257,22 @@ def _counts(doc: Doc, v: DocView, num: Num, accurate: bool) -> bool:
     low = v.low(num.end)
     return bool(v.flags(num.end) & ALPHA) and low not in stopwords() and \
         low not in common_verbs() and not low.endswith(("ly", "ed"))
+
+
+def _counted_noun(v: DocView, k: int) -> str:
+    """The lemma of the plural noun a unitless number counts ("63,250,000 calls" -> "call",
+    "30 daily folders" -> "folder"), from the word after it or the one after that; "" when
+    there is no plural noun (a stopword, a verb
+    form: "3 passed", "2 of them")."""
+    if k >= len(v.words) or not k or not v.flags(k) & ALPHA or not v.ws[k - 1]:
+        return ""
+    low = v.low(k)
+    if not low.endswith("s") and k + 1 < len(v.words) and v.ws[k] and v.flags(k + 1) & ALPHA \
+            and low not in stopwords():
+        low = v.low(k + 1)  # "30 daily folders": one word between
+    if len(low) < 4 or not low.endswith("s") or low.endswith("ss") or low in stopwords():
+        return ""
+    return approx_lemma(low)
 
 
 def _finite(x: float) -> float:
@@ -529,8 +549,9 @@ class _Reading:
             self.end_tok = e2
 
     def shared_unit(self) -> None:
-        """ "45 or 50 mg", "7- or 8-inch", "2, 4 and 8 GB": a unitless number takes the unit of
-        the coordinated number that follows it (each stays its own quantity)."""
+        """ "45 or 50 mg", "7- or 8-inch", "2, 4 and 8 GB", "81 of 102 GB": a unitless number
+        takes the unit of the coordinated number that follows it (each stays its own
+        quantity)."""
         v, hi = self.v, self.hi
         if self.unit is not None or self.high is not None:
             return
@@ -539,8 +560,10 @@ class _Reading:
         if k < hi and lowers[k] == "-" and not v.ws[k - 1]:
             k += 1  # "7- or 8-inch": a suspended hyphen
         for _ in range(8):  # "2, 4, 6 and 8 GB": a short list at most
-            if k + 1 >= hi or lowers[k] not in (",", "and", "or", "&"):
+            if k + 1 >= hi or lowers[k] not in (",", "and", "or", "&", "of", "out"):
                 return
+            if lowers[k] == "out" and k + 1 < hi and lowers[k + 1] == "of":
+                k += 1  # "81 out of 102 GB"
             k += 1
             if v.low(k) in ("and", "or") and v.tok(k - 1) == ",":
                 k += 1
@@ -602,6 +625,8 @@ class _Reading:
         value, high, unit = self.value, self.high, self.unit
         attrs: dict[str, Any] = {"magnitude": float(value), "bound": self.bound,
                                  "spelled": self.num.spelled}
+        if self.num.total is not None:
+            attrs["total"] = float(self.num.total)
         if high is not None:
             attrs["magnitude_high"] = float(high)
         if unit:
@@ -620,6 +645,9 @@ class _Reading:
                         attrs["base_magnitude_high"] = _finite(nh.base_magnitude)
         if "unit" not in attrs:
             attrs["base_magnitude"] = float(value)
+            noun = _counted_noun(self.v, self.end_tok) if value != 1 else ""
+            if noun:
+                attrs["noun"] = noun  # "63,250,000 calls": what is counted, as a lemma
         if measured is not None:
             v = self.v
             attrs["measured"] = _key_word(v.tok(measured))

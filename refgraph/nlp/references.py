@@ -240,7 +240,7 @@ class ReferenceTagger:
         add(doc, SPAN_KEY, NodeKind.DEICTIC, v.starts[ts], v.ends[te - 1], label="DEIXIS",
             deictic_kind=kind, word=word, head=head or None, modifiers=mods or None,
             description=description or None,
-            temporal=True if head and head.lower() in _time_nouns() else None)
+            temporal=True if head and lower(head) in _time_nouns() else None)
 
 
 @Language.factory("refgraph_references", default_config={"resolve_pronouns": True},

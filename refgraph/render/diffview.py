@@ -233,9 +233,25 @@ def _evidence_nodes(findings: tuple[Finding, ...], G: RefGraph,
     for i, f in enumerate(findings):
         for e in f.evidence:
             if e.side == side:
-                for n in _nodes_for(e, spans, starts, roled):
+                named = _named_nodes(e, G)
+                for n in named or _nodes_for(e, spans, starts, roled):
                     if n not in out.setdefault(i, []):
                         out[i].append(n)
+    return out
+
+
+_ACTS_ON = (EdgeKind.GOVERNS, EdgeKind.NEGATES)
+
+
+def _named_nodes(e: Evidence, G: RefGraph) -> list[str]:
+    """The node an evidence names, when it is drawn; a claim comes with the constraints
+    and negations acting on it (what made it a prohibition or a denial)."""
+    if not e.node or e.node not in G or G.nodes[e.node]["kind"] not in DRAWN:
+        return []
+    out = [e.node]
+    if G.nodes[e.node]["kind"] == NodeKind.CLAIM:
+        out += sorted(u for u, _, k in G.in_edges(e.node, keys=True)
+                      if k in _ACTS_ON and G.nodes[u]["kind"] in DRAWN)[:_PER_EVIDENCE - 1]
     return out
 
 
@@ -243,10 +259,11 @@ def _nodes_for(e: Evidence, spans: list[tuple[int, int, str, str]], starts: list
                roled: set[str]) -> list[str]:
     """The nodes that stand for one evidence span, most telling first.
 
-    A span node the evidence quotes exactly, or a sentence it quotes exactly that is a
-    premise or an antecedent; else the meaningful nodes inside it (a constraint, a negation,
-    a number, a handle...); else the sentence or block it quotes exactly; else the mentions
-    inside it; else the smallest node around it.
+    The node the evidence names (``Evidence.node``), with, for a claim, the constraints and
+    negations that act on it; else a span node the evidence quotes exactly, or a sentence it
+    quotes exactly that is a premise or an antecedent; else the meaningful nodes inside it (a
+    constraint, a negation, a number, a handle...); else the sentence or block it quotes
+    exactly; else the mentions inside it; else the smallest node around it.
     """
     end = max(e.end, e.start + 1)
     hi = bisect.bisect_left(starts, end)

@@ -8,13 +8,19 @@ from ..align import ClaimPair
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, compatible, pairs, same_quantity
+from .common import arg_ev, compatible, pairs, same_quantity, sources
 from .context import Context
 
 _RESTATED = 0.3
+_WHOLE = 0.9  # coverage of a claim that holds all of another
 
-def _direction(bound: str) -> str:
-    return bound[:1] if bound[:1] in "<>" else ""
+def _direction(bound: str, c: Claim | None = None) -> str:
+    """``<``, ``>`` or ``""``; under a claim a negation cue denies, the complement ("have not
+    exported more than 50" bounds it from above)."""
+    d = bound[:1] if bound[:1] in "<>" else ""
+    if d and c is not None and c.negative and c.denial == "cue":
+        return "<" if d == ">" else ">"
+    return d
 
 
 class ChangedQuantity(Rule):
@@ -62,19 +68,21 @@ class ChangedQuantity(Rule):
         b = ctx.before.claims.by_id[bid]
         others = [y for y in b.args_of("quantity") if y is not q]
         for a, p in _restatements(ctx, b):
-            if not q.base_unit and not (p.same_predicate and p.coverage >= 0.6):
+            if not q.base_unit and not q.noun and not (p.same_predicate and p.coverage >= 0.6):
                 continue  # a bare number is matched only inside the same statement
             cands = [x for x in a.args_of("quantity") if x.base_unit == q.base_unit
-                     and x.base_magnitude is not None]
+                     and x.noun == q.noun and x.base_magnitude is not None]
             # The after quantity that stands for q: one of its dimension that states none of
             # the before claim's other quantities.
             cands = [x for x in cands if not any(_states(y, x) for y in others)]
             if len(cands) != 1:
                 continue
             x = cands[0]
+            if _stated_elsewhere(ctx, b, a, x):
+                continue  # "Run 1: 3 passed. Run 2: 5 passed" -> "Run 2: 5 passed"
             conf = 0.55 + 0.35 * p.coverage
-            if _direction(q.bound) and _direction(x.bound) and \
-                    _direction(x.bound) != _direction(q.bound) and same_value(q, x):
+            dq, dx = _direction(q.bound, b), _direction(x.bound, a)
+            if dq and dx and dq != dx and same_value(q, x):
                 return x, f"the bound turned from {q.bound} to {x.bound}", conf
             if not same_value(q, x):
                 unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
@@ -88,17 +96,39 @@ def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
     says "resolve after 10 min of stable metrics" for "30 minutes of stable metrics before
     resolving")."""
     out = []
+    counted = {x.feature for x in b.args_of("quantity") if x.noun}  # "calls" is content
     for a, p in pairs(ctx, b):
         if not compatible(b, a) or p.score < _RESTATED:
             continue
-        shared = {f for f in b.features & a.features if not f.startswith("q:")}
-        if (p.same_predicate and shared - {b.pred_key}) or len(shared) >= 2:
+        shared = {f for f in b.features & a.features if not f.startswith("q:") or f in counted}
+        # "209 passed" -> "CI: 208/212 passed": a claim that is its predicate and its number
+        # is restated by one that holds all of it
+        if (p.same_predicate and (shared - {b.pred_key} or p.coverage >= _WHOLE)) or \
+                len(shared) >= 2:
             out.append((a, p))
     return out
 
 
+def _stated_elsewhere(ctx: Context, b: Claim, a: Claim, x: Arg) -> bool:
+    """Whether another before claim that ``a`` restates states ``x``: then ``x`` is that
+    claim's number, kept, not ``b``'s changed."""
+    return any(y.id != b.id and any(_states(q, x) for q in y.args_of("quantity"))
+               for y, _ in sources(ctx, a))
+
+
 def same_value(q: Arg, x: Arg) -> bool:
-    return same_quantity(q, x) or (q.bound == "~" and same_quantity(x, q))
+    """The same quantity, or one inside the other's range ("1473" in "1471-1475")."""
+    if same_quantity(q, x) or (q.bound == "~" and same_quantity(x, q)):
+        return True
+    return _within(q, x) or _within(x, q)
+
+
+def _within(q: Arg, x: Arg) -> bool:
+    """Whether ``q``'s value lies in ``x``'s range (of the same unit)."""
+    if x.magnitude_high is None or q.base_unit != x.base_unit or q.magnitude is None or \
+            x.magnitude is None:
+        return False
+    return x.magnitude <= q.magnitude <= x.magnitude_high
 
 
 def _states(q: Arg, x: Arg) -> bool:

@@ -70,8 +70,13 @@ def explained_elsewhere(ctx: Context, b: Claim, a: Claim,
 
 
 def kept(ctx: Context, b: Claim, *, score: float = KEPT_SCORE) -> bool:
-    """Whether some after claim restates ``b`` (a counterpart scoring ``score`` or more)."""
-    return any(p.score >= score for _, p in pairs(ctx, b))
+    """Whether some after claim restates ``b`` (a counterpart scoring ``score`` or more). A
+    claim that states numbers ("212 passed") is restated only by one that states a number of
+    the same kind, whatever its value: "before the tests pass" does not keep it."""
+    kinds = {q.feature for q in b.args_of("quantity")}
+    return any(p.score >= score and (not kinds or kinds & {q.feature for q in
+                                                          a.args_of("quantity")})
+               for a, p in pairs(ctx, b))
 
 
 def compatible(b: Claim, a: Claim) -> bool:

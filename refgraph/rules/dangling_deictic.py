@@ -48,7 +48,7 @@ class DanglingDeictic(Rule):
             found = before.get(wanted)
             if found is None:
                 continue
-            b_node, target, claims = found
+            _, _, claims = found
             if not claims or any(kept(ctx, c) for c in claims):
                 continue
             claim = max(claims, key=lambda c: c.end - c.start)

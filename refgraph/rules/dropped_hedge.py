@@ -47,9 +47,7 @@ class DroppedHedge(Rule):
             if not b.asserted or b.quoted or b.mood == "imperative":
                 continue
             strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted]
-            if not strict:
-                continue
-            if hedged(b) and b.strength < HEDGED:
+            if strict and hedged(b) and b.strength < HEDGED:
                 if any(hedged(a) for a, _ in pairs(ctx, b) if a.pred_key == b.pred_key):
                     continue
                 a, p = strict[0]
@@ -61,7 +59,7 @@ class DroppedHedge(Rule):
                     claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
                     confidence=0.5 + 0.35 * p.coverage)
                 continue
-            if b.force == "advice":
+            if strict and b.force == "advice":
                 strong = [(a, p) for a, p in strict if a.force == "obligation"]
                 if strong and not any(a.force == "advice" for a, _ in strict):
                     a, p = strong[0]
@@ -70,17 +68,23 @@ class DroppedHedge(Rule):
                         claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
                         confidence=0.5 + 0.35 * p.coverage)
                     continue
-            for q in b.args_of("quantity"):
-                if q.bound != "~":
-                    continue
-                exact = [(a, x) for a, _ in strict for x in a.args_of("quantity")
-                         if x.bound == "=" and same_quantity(q, x)]
-                approx = any(x.bound == "~" and same_quantity(q, x) for a, _ in pairs(ctx, b)
-                             for x in a.args_of("quantity"))
-                if exact and not approx and not any(hedged(a) for a, _ in strict):
-                    a, x = exact[0]
-                    yield self.finding(
-                        f"{q.text!r} was approximate; after states {x.text!r} as exact",
-                        arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
-                        confidence=0.55)
-                    break
+            if not hedged(b):
+                yield from self._approximate(ctx, b)
+
+    def _approximate(self, ctx: Context, b: Claim) -> Iterator[Finding]:
+        """An approximate number whose value and unit after states only as exact, in a claim
+        that is not hedged either: the statement of the number is the proof, wherever after
+        makes it (a summary's "Plan: 1.3 TB" states the "about 1.3 TB of data")."""
+        for q in b.args_of("quantity"):
+            if q.bound != "~" or not q.base_unit:
+                continue
+            same = [(a, x) for a in ctx.after.claims.with_feature(q.feature)
+                    for x in a.args_of("quantity") if same_quantity(q, x)]
+            if not same or any(x.bound != "=" or hedged(a) for a, x in same):
+                continue
+            x = same[0][1]
+            yield self.finding(
+                f"{q.text!r} was approximate; after states {x.text!r} as exact",
+                arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
+                confidence=0.6)
+            return

@@ -35,7 +35,7 @@ class InvertedCausality(Rule):
                       "We rolled back the release, so the canary returned 502s for ten minutes.")
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        before, after = ctx.before.claims, ctx.after.claims
+        before = ctx.before.claims
         for c in before.claims:
             for pid in c.premises:
                 p = before.by_id.get(pid)
@@ -92,6 +92,9 @@ def _ahead(ctx: Context, of_concl: dict[str, float], of_prem: dict[str, float],
             continue
         if any(x in of_prem and _best_source(ctx, x) == premise for x in concl.premises):
             continue
+        if not all(after.by_id[x].end <= concl.start for x in concl.premises if x in after.by_id):
+            continue  # only a connective that looks back ("Therefore, ...") rests on the
+            # wrong claim when the conclusion is moved ahead
         later = [after.by_id[x] for x in of_prem if after.by_id[x].start > concl.end]
         if not later:
             continue
@@ -107,6 +110,7 @@ def _same_way(ctx: Context, premise: str, conclusion: str) -> bool:
     before, after = ctx.before.claims, ctx.after.claims
     concl = {a.id for a, s in pairs(ctx, before.by_id[conclusion]) if s.score >= _LINKED}
     for a, s in pairs(ctx, before.by_id[premise]):
-        if s.score >= _LINKED and any(x in concl for x in after.by_id[a.id].conclusions):
+        if s.score >= _LINKED and _best_source(ctx, a.id) == premise and any(
+                x in concl for x in after.by_id[a.id].conclusions):
             return True
     return False

@@ -48,15 +48,16 @@ class InvertedPolarity(Rule):
         for b in ctx.before.claims.claims:
             if not b.asserted or b.quoted:
                 continue
-            strict = [(a, p) for a, p in strict_pairs(ctx, b, cover=_COVER) if _about(b, a)]
+            strict = [(a, p) for a, p in strict_pairs(ctx, b, cover=_COVER)
+                      if _same_subject(b, a, p.score) or _about(ctx, b, a)]
             if not strict:
                 continue
-            if any(a.negative == b.negative and a.asserted for a, _ in strict):
+            if any(not _flipped(b, a, p.coverage) and a.asserted for a, p in strict):
                 continue  # after still says it the before way
             for a, p in strict:
-                if not a.asserted or a.quoted:
-                    continue
-                if a.negative != b.negative and not _restated(b, a) and _comparable(b, a) \
+                if not a.asserted or a.quoted or bool(a.conditioned) != bool(b.conditioned):
+                    continue  # an "if" clause is a supposition: it asserts nothing to flip
+                if _flipped(b, a, p.coverage) and not _restated(b, a) and _comparable(b, a) \
                         and not explained_elsewhere(ctx, b, a, _same_polarity):
                     said = "denies" if a.negative else "asserts"
                     yield self.finding(
@@ -75,13 +76,60 @@ class InvertedPolarity(Rule):
 
 
 _COVER = 0.6  # a flip is proven only between claims that say nearly the same thing
+_WHOLE = 0.9  # ... and a restriction's flip only when after holds all of before
+_NEIGHBOUR = 0.8  # claims right after counterparts this good stand in the same place
+_SAME = 0.95  # a pair this close holds the same features both ways: the same thing
 
 
-def _about(b: Claim, a: Claim) -> bool:
+def _about(ctx: Context, b: Claim, a: Claim) -> bool:
     """Whether the two claims are about the same things: two features in common besides
-    the predicate, or one that names something (an identifier, a handle, an entity)."""
+    the predicate, or one that names something (an identifier, a handle, an entity), or one
+    where the claims stand in the same place: right after claims that restate each other
+    ("The deploy did not fail and nothing was rolled back" / "... and it was rolled
+    back")."""
     shared = (b.features & a.features) - {b.pred_key}
-    return len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared)
+    if len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared):
+        return True
+    if not shared or not b.index or not a.index:
+        return False
+    pb = ctx.before.claims.claims[b.index - 1]
+    pa = ctx.after.claims.claims[a.index - 1]
+    return pb.block == b.block and pa.block == a.block and any(
+        x.id == pa.id and q.score >= _NEIGHBOUR for x, q in pairs(ctx, pb))
+
+
+def _same_subject(b: Claim, a: Claim, score: float) -> bool:
+    """Two main clauses that hold the same features both ways and name the same subject
+    ("Failover is not required" / "Failover is required"): the same statement."""
+    return score >= _SAME and bool(b.subject) and b.subject == a.subject and \
+        not b.conditioned and not a.conditioned
+
+
+def _restricted(c: Claim) -> bool:
+    """A part of the claim is negated: "without a lock", "except on Fridays"."""
+    return c.qualified
+
+
+def _parity(c: Claim) -> bool:
+    """What the claim says, as the parity of its negations: "never runs without a lock" and
+    "only runs with a lock" say one thing (an exclusive
+    "only" restricts its positive claim as "never ... without" does); "runs without a lock"
+    and "never runs with a lock" the opposite."""
+    if c.exclusive and not c.negative and not c.qualified:
+        return False  # "only P with Q" = "never P without Q": negative and restricted
+    return c.negative != _restricted(c)
+
+
+def _flipped(b: Claim, a: Claim, coverage: float) -> bool:
+    """Whether ``a`` says the opposite of ``b``. A restriction dropped or added counts only
+    when ``a`` holds all of ``b`` (else the restricted part may simply be gone: "never runs
+    without a lock" -> "never runs" is a loss, not a flip)."""
+    if _parity(b) == _parity(a):
+        return False
+    if b.negative == a.negative and {_restricted(b), "unless" in _kinds(b)} == {
+            _restricted(a), "unless" in _kinds(a)} == {True, False}:
+        return False  # "never runs without a lock" = "never runs unless it holds one"
+    return _restricted(b) == _restricted(a) or coverage >= _WHOLE
 
 
 def _comparable(b: Claim, a: Claim) -> bool:
@@ -92,6 +140,8 @@ def _comparable(b: Claim, a: Claim) -> bool:
     "at most twice") is no flip."""
     if _bound_restated(b, a):
         return False
+    if b.predicate == a.predicate and b.folded != a.folded and b.cues == a.cues:
+        return False  # one word, read as a verb on one side and a noun on the other
     return b.predicate == a.predicate or not (b.folded or a.folded) or (
         b.folded and a.folded and not (b.cues or a.cues))
 
@@ -106,7 +156,7 @@ def _bound_restated(b: Claim, a: Claim) -> bool:
 
 
 def _same_polarity(x: Claim, a: Claim) -> bool:
-    return x.negative == a.negative
+    return _parity(x) == _parity(a)
 
 
 def _kinds(c: Claim) -> set[str]:
@@ -116,7 +166,10 @@ def _kinds(c: Claim) -> set[str]:
 def _restated(b: Claim, a: Claim) -> bool:
     """Opposite polarities that a condition turns into the same statement."""
     kb, ka = _kinds(b), _kinds(a)
-    order = b.mood == "imperative" or bool(b.force) or a.mood == "imperative" or bool(a.force)
+    # An order or a prohibition ("do not deploy unless ...") is kept by "deploy when ...";
+    # a duty waived ("you don't need to ... unless") is not made one by "you need to ... if".
+    order = any(c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice")
+                for c in (b, a)) and "exemption" not in (b.force, a.force)
     for neg, pos in (_TEMPORAL, _ORDER_EXCEPTION if order else _EXCEPTION):
         if (kb & neg and ka & pos) or (ka & neg and kb & pos):
             return True

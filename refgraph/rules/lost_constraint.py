@@ -72,9 +72,18 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
                if a.asserted]
     before = ctx.before.claims.by_id
     if b.force == "prohibition" or (b.mood == "imperative" and b.negative):
-        if any(p.score >= KEPT_SCORE and (a.negative == b.negative or _restricted(a))
-               for a, p in pairs(ctx, b)):
-            return None  # said again ("not to be deleted" keeps "must not be deleted")
+        again = [(a, p) for a, p in pairs(ctx, b)
+                 if p.score >= KEPT_SCORE and (a.negative == b.negative or _restricted(a))]
+        if again:
+            # Said again ("not to be deleted" keeps "must not be deleted"), unless it held
+            # until something after no longer says: "do not call deploy before the tests
+            # pass" -> "call deploy once the build is green".
+            gone = _lost_precondition(ctx, b)
+            if gone is None:
+                return None
+            a, p = max(again, key=lambda ap: ap[1].score)
+            return (f"held only {gone[0]} {short(gone[1].text, 40)!r}", a,
+                    0.5 + 0.3 * p.coverage)
         if actions:
             a, cov = max(actions, key=lambda x: x[1])
             if not explained_elsewhere(ctx, b, a, lambda x, y: x.negative == y.negative) \
@@ -87,9 +96,10 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
         dependents = [a for a in live(ctx, governed) if a.asserted and not _restricted(a)]
         if dependents and governed:
             # Stronger when after still orders something done to it than when it only
-            # mentions it.
+            # mentions it; weak either way (below the default floor): another verb may honour
+            # the prohibition ("leave `legacy_ini.py` untouched").
             acting = [a for a in dependents if a.mood == "imperative" or a.force]
-            return "prohibited touching it", (acting or dependents)[0], 0.62 if acting else 0.5
+            return "prohibited touching it", (acting or dependents)[0], 0.58 if acting else 0.5
         return None
     if not actions:
         return None
@@ -110,6 +120,15 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             if same and all(x.bound == "=" for x in same) and not _bound_elsewhere(ctx, q.bound,
                                                                                    b):
                 return (f"bounded {q.text!r} ({q.bound})", a, 0.45 + 0.3 * cov)
+    return None
+
+
+def _lost_precondition(ctx: Context, b: Claim) -> tuple[str, Claim] | None:
+    """(marker, antecedent) of a precondition of ``b`` that no after claim states."""
+    before = ctx.before.claims.by_id
+    for ante, marker, kind in b.conditions:
+        if kind in _PRECONDITIONS and ante in before and not kept(ctx, before[ante]):
+            return marker, before[ante]
     return None
 
 

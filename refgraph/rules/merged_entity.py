@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, claim_ev, pairs
+from .common import arg_ev, claim_ev, pairs, short
 from .context import Context
 
 _RESTATED = 0.3
 _PEOPLE = frozenset({"PERSON", "ORG", "PROPER", "NORP", "GPE"})
+# "14 June" and "June 2025" are two ways to write dates, not two things one name stands for
+_NUMERIC = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"})
 
 
 def _qualifiers(key: str) -> frozenset[str]:
@@ -27,6 +29,18 @@ def _words(key: str) -> frozenset[str]:
     out: set[str] = set()
     for q in _qualifiers(key):
         out.update(q.split("=", 1)[-1].strip("()").lower().split())
+    return frozenset(out)
+
+
+def _label_words(key: str) -> frozenset[str]:
+    """The words of a key's qualifiers that can name which one: not a count ("group of 6"
+    says how many, not which)."""
+    out: set[str] = set()
+    for q in _qualifiers(key):
+        words = q.split("=", 1)[-1].strip("()").lower().split()
+        if q.startswith("of=") and words and words[0][:1].isdigit():
+            continue
+        out.update(words)
     return frozenset(out)
 
 
@@ -55,8 +69,10 @@ class MergedEntity(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         by_head: dict[str, dict[str, list[tuple[Claim, Arg]]]] = {}
         for b in ctx.before.claims.claims:
+            if b.heading:
+                continue  # "## Plan (draft 1)", "## Plan (draft 2)": sections, not things
             for m in b.args_of("mention"):
-                if _qualifiers(m.key):
+                if _qualifiers(m.key) and m.label not in _NUMERIC:
                     by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))
         after_words = _after_words(ctx)
         reported: set[str] = set()
@@ -66,18 +82,46 @@ class MergedEntity(Rule):
             found = _merge(ctx, head, keyed, after_words)
             if found is None:
                 continue
-            (b1, m1), (b2, m2), a, x, both = found
+            (_, m1), (_, m2), a, x, both = found
             reported.add(head)
+            one = x.text if x is not None else short(a.text, 40)
             yield self.finding(
-                f"{m1.text!r} and {m2.text!r} are one {x.text!r} in after",
+                f"{m1.text!r} and {m2.text!r} are one {one!r} in after",
                 arg_ev(ctx.before, m1, "claim"), arg_ev(ctx.before, m2, "claim"),
+                arg_ev(ctx.after, x, "conflict") if x is not None else
                 claim_ev(ctx.after, a, "conflict"), confidence=0.7 if both else 0.6)
+        yield from self._namespaces(ctx)
+
+    def _namespaces(self, ctx: Context) -> Iterator[Finding]:
+        """`staging.users` and `prod.users` before, only `users` in after: the name that
+        told them apart is gone."""
+        spaced: dict[str, dict[str, Arg]] = {}
+        for b in ctx.before.claims.claims:
+            for x in b.args_of("identifier"):
+                if "." in x.key and not x.key.endswith("()"):
+                    space, _, last = x.key.rpartition(".")
+                    spaced.setdefault(last, {}).setdefault(space, x)
+        if not spaced:
+            return
+        after_idents = {x.key: (a, x) for a in ctx.after.claims.claims
+                        for x in a.args_of("identifier")}
+        for last, spaces in spaced.items():
+            if len(spaces) < 2 or last not in after_idents:
+                continue
+            if any(f"{space}.{last}" in after_idents for space in spaces):
+                continue
+            a, x = after_idents[last]
+            first, second = list(spaces.values())[:2]
+            yield self.finding(
+                f"{first.text!r} and {second.text!r} are one {x.text!r} in after",
+                arg_ev(ctx.before, first, "claim"), arg_ev(ctx.before, second, "claim"),
+                claim_ev(ctx.after, a, "conflict"), confidence=0.7)
 
 
 def _labels(words: frozenset[str]) -> bool:
     """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
     "eu-west-1")."""
-    return any(len(w) == 1 or any(c.isdigit() for c in w) for w in words)
+    return any((len(w) == 1 and w.isalpha()) or any(c.isdigit() for c in w) for w in words)
 
 
 def _after_words(ctx: Context) -> frozenset[str]:
@@ -92,7 +136,7 @@ def _after_words(ctx: Context) -> frozenset[str]:
 
 def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
            after_words: frozenset[str]
-           ) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg, bool] | None:
+           ) -> tuple[tuple[Claim, Arg], tuple[Claim, Arg], Claim, Arg | None, bool] | None:
     """Two occurrences of different keys whose claims an after claim restates with a mention
     of ``head`` that carries neither key's distinguishing qualifiers."""
     keys = sorted(keyed)
@@ -105,26 +149,31 @@ def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
             # People and organisations are told apart by any qualifier ("cousin Sam", "Sam
             # from work"); other things only by a label ("shard A", "node 2").
             named = all(m.label in _PEOPLE for _, m in keyed[k1] + keyed[k2])
-            if not named and not (_labels(only1) and _labels(only2)):
+            if not named and not (_labels(only1 & _label_words(k1)) and
+                                  _labels(only2 & _label_words(k2))):
                 continue  # "the specific file", "the open file": descriptions, not identities
             for b1, m1 in keyed[k1]:
                 hits1 = {a.id for a, p in pairs(ctx, b1) if p.score >= _RESTATED}
                 for b2, m2 in keyed[k2]:
-                    if b1.id == b2.id:
-                        continue
                     hits2 = {a.id for a, p in pairs(ctx, b2) if p.score >= _RESTATED}
-                    # One after claim that carries both (a merge), or one of them while the
-                    # other is gone from after (no counterpart at all): weaker.
+                    # One after claim that carries both (a merge); both carried on, each by
+                    # its own claim, under one name (after can no longer tell whose is
+                    # whose); or one of them while the other is gone: weaker.
                     both = hits1 & hits2
+                    spread = (hits1 | hits2) if hits1 and hits2 else set()
                     lone = (hits1 if not hits2 else hits2 if not hits1 else set())
-                    for aid in sorted(both | lone):
+                    for aid in sorted(both) + sorted(spread - both) + sorted(lone):
                         a = ctx.after.claims.by_id[aid]
                         if (only1 | only2) & a.terms:
                             continue  # the claim itself still says which one
                         for x in a.args_of("mention"):
                             # the merged mention is the two's common part: "the primary
                             # replica" of "... of shard A" and "... of shard B"
-                            if x.head == head and x.key not in (k1, k2) and \
-                                    _words(x.key) <= w1 & w2:
-                                return (b1, m1), (b2, m2), a, x, aid in both
+                            if x.head == head and x.key not in (k1, k2) and not x.plural \
+                                    and _words(x.key) <= w1 & w2:
+                                return (b1, m1), (b2, m2), a, x, aid in both or aid in spread
+                        if named and head in a.terms and not any(
+                                x.head == head for x in a.args_of("mention")):
+                            # "Jo: ..." for "Jo (finance)" and "Jo (legal)": the bare name
+                            return (b1, m1), (b2, m2), a, None, aid in both or aid in spread
     return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..claims import Claim
 from ..findings import Finding
@@ -56,8 +56,7 @@ class MisattributedClaim(Rule):
                 if hit is None:
                     continue
                 a, other, cover = hit
-                if explained_elsewhere(ctx, b, a, lambda x, y, attr=attr: getattr(
-                        x, attr) == getattr(y, attr)):
+                if explained_elsewhere(ctx, b, a, _same(attr)):
                     continue
                 what = "about" if attr == "agent" else "said by"
                 yield self.finding(
@@ -100,3 +99,10 @@ def _cover_without(b: Claim, a: Claim, names: set[str]) -> float:
     if not fb:
         return 0.0
     return len(fb & fa) / len(fb)
+
+
+def _same(attr: str) -> Callable[[Claim, Claim], bool]:
+    """Whether two claims agree on ``attr`` (who says it, or who it is about)."""
+    def agree(x: Claim, y: Claim) -> bool:
+        return bool(getattr(x, attr) == getattr(y, attr))
+    return agree

@@ -48,12 +48,11 @@ class OrphanedReference(Rule):
                 continue  # "up to MAX_RETRIES (3) times": the value stands next to the name
             if any_handle(_block_handles(ctx.before, node), after_handles):
                 continue  # defined in a file or output after still names: re-fetchable
-            use, use_claim = used_after[name]
+            use = used_after[name][0]
             evidence = [ctx.before.ev_node(node, "missing")]
             if claim is not None:
                 evidence[0] = claim_ev(ctx.before, claim, "missing")
-            evidence.append(claim_ev(ctx.after, use_claim, "dependent") if use_claim else
-                            ctx.after.ev_node(use, "dependent"))
+            evidence.append(ctx.after.ev_node(use, "dependent"))  # the use that is left
             text = claim.text if claim is not None else ctx.before.d(node)["text"]
             yield self.finding(
                 f"{name!r} is still used in after, but its definition {short(text)!r} is gone",
@@ -76,10 +75,13 @@ def _definitions(side: Side) -> dict[str, tuple[str, Claim | None]]:
 
 def _restated(ctx: Context, name: str, definition: Claim) -> bool:
     """Whether an after claim names the identifier with more of its definition ("the flag
-    order_history_prefetch is off": the value in other words)."""
-    rest = definition.features - {f"i:{name}"}
-    return any(any(a.key == name for a in c.args_of("identifier")) and c.features & rest
-               for c in ctx.after.claims.claims)
+    order_history_prefetch is off": the value in other words). What before's uses of the name
+    say too ("retry the upload up to MAX_RETRIES times") is no part of the definition."""
+    feature = f"i:{name}"
+    used = frozenset().union(*(c.features for c in ctx.before.claims.with_feature(feature)
+                               if c.id != definition.id))
+    rest = definition.features - {feature} - used
+    return any(c.features & rest for c in ctx.after.claims.with_feature(feature))
 
 
 def _block_handles(side: Side, node: str) -> set[str]:

@@ -10,6 +10,7 @@ from ..findings import Finding
 from .base import Example, Rule
 from .context import Context
 
+
 def changed_regions(before: str, after: str) -> list[tuple[int, int, int, int]]:
     """Character ranges ``(b0, b1, a0, a1)`` where ``after`` differs from ``before``.
 

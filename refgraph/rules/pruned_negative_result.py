@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, identity, kept, live, pairs, short, thread
+from .common import claim_ev, identity, live, pairs, short, thread
 from .context import Context
 
 _SAID = 0.3  # a negative after claim this close to the finding restates it
@@ -57,6 +57,7 @@ class PrunedNegativeResult(Rule):
                       "Checked the export. Next: backfill the email column.", intent="prune")
 
     def check(self, ctx: Context) -> Iterator[Finding]:
+        yield from self._zero_counts(ctx)
         for n in ctx.before.claims.claims:
             if not negative_finding(n):
                 continue
@@ -69,14 +70,49 @@ class PrunedNegativeResult(Rule):
                 tail = f"after still relies on its subject: {short(dependents[0].text, 50)!r}"
             else:
                 tail = "after no longer mentions its subject"
-            # Proven when what was said around it went too; when its neighbours were
-            # summarized, it may be paraphrased past what the alignment sees.
-            summarized = any(kept(ctx, x) for x in ctx.before.claims.by_block.get(n.block, ())
-                             if x.id != n.id)
-            conf = (0.55 if summarized else 0.7) if dependents else 0.45
+            # Proven when after says nothing negative about its thread; when it does, the
+            # result may be paraphrased past what the alignment sees.
+            topic = thread(ctx.before, n)
+            paraphrased = any(a.negative and a.features & topic for a in live(ctx, topic))
+            conf = (0.55 if paraphrased else 0.7) if dependents else 0.45
             yield self.finding(f"the negative result {short(n.text)!r} is gone; {tail}",
                                *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
+
+
+    def _zero_counts(self, ctx: Context) -> Iterator[Finding]:
+        """ "0 errors" in a JSON line or a log (blocks with no claims of their own): a count of
+        nothing found, lost when after has no zero of that unit and no negative claim about
+        it."""
+        before, after = ctx.before, ctx.after
+        rewritten = {i: j for j, i in ctx.alignment.match.items()
+                     if j not in ctx.alignment.exact}
+        zeros_after = {str(after.d(n).get("base_unit")) for n in after.nodes_of("quantity")
+                       if after.d(n).get("magnitude") == 0}
+        for nid in before.nodes_of("quantity"):
+            d = before.d(nid)
+            if d.get("magnitude") != 0 or not d.get("counted") or nid.split(":", 1)[0] in \
+                    before.claims.by_block:
+                continue
+            unit = str(d.get("base_unit", ""))
+            if unit in zeros_after or any(a.negative for a in after.claims.with_feature(
+                    f"q:{unit}")) or any(a.negative and unit in a.terms
+                                         for a in after.claims.claims):
+                continue
+            dependents = live(ctx, {unit, f"q:{unit}"})
+            evidence = [before.ev_node(nid, "missing")]
+            if dependents:
+                evidence.append(claim_ev(after, dependents[0], "dependent"))
+            else:
+                # The record itself is still there, rewritten without its count: the line
+                # of "auth upstream" that now says "checked".
+                j = rewritten.get(before.unit_of.get(nid, -1))
+                if j is not None:
+                    evidence.append(after.ev_unit(j, "dependent"))
+            found = len(evidence) > 1
+            yield self.finding(f"the zero count {d['text']!r} is gone from after",
+                               *evidence, confidence=0.62 if found else 0.45,
+                               severity="error" if found else "warning")
 
 
 def _said(ctx: Context, n: Claim) -> bool:

@@ -13,12 +13,11 @@ from .common import (
     any_handle,
     arg_ev,
     claim_ev,
+    handles_of,
     identity,
-    kept,
     live,
     pairs,
     same_quantity,
-    handles_of,
     short,
     thread,
 )
@@ -80,7 +79,7 @@ class UnrecoverablePrune(Rule):
             if not kept_now:
                 continue  # nothing of it is summarized: the tool-result check's case
             facts = frozenset().union(*(identity(x) for x in sourced))
-            if not facts - after_features and not any(x.side_effect for x in sourced):
+            if not _unsaid(facts, after_features) and not any(x.side_effect for x in sourced):
                 continue  # all of it is still said: the citation was redundant
             done.add(handle.key)
             a = max(kept_now, key=lambda ap: ap[1].score)[0]
@@ -94,6 +93,7 @@ class UnrecoverablePrune(Rule):
         before = ctx.before
         after_handles = handles_of(ctx.after)
         after_features = frozenset(ctx.after.claims.by_feature)
+        after_lower = frozenset(f.lower() for f in after_features)
         after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
         blocks = before.nodes_of(NodeKind.BLOCK.value)
         for k, bid in enumerate(blocks):
@@ -105,11 +105,19 @@ class UnrecoverablePrune(Rule):
             one_shot = any(c.side_effect for c in claims)
             if any_handle(handles, after_handles) and not one_shot:
                 continue
-            facts = frozenset().union(*(identity(c) for c in claims)) if claims else frozenset()
+            # What the result said: its names and numbers. The handles it was fetched by are
+            # how to get it back, not what it said; a common noun ("refund id") is how it
+            # said it, not a name.
+            facts = [x for c in claims for x in c.args
+                     if x.kind == "identifier" or (
+                         x.kind == "mention" and (x.label or "[" in x.key))]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
-            quantities = [q for c in claims for q in c.args_of("quantity")]
-            lost = (facts - after_features) or {
+            # Bare numbers ("-> 201", an exit code) are codes more often than facts; a
+            # measured or counted one is lost when after states it nowhere.
+            quantities = [q for c in claims for q in c.args_of("quantity")
+                          if q.base_unit or q.noun]
+            lost = {x.text for x in facts if not _named_in(x, after_lower)} or {
                 q.text for q in quantities if not any(same_quantity(q, x) for x in after_qs)}
             if not lost:
                 continue  # every fact of it is still said: it was redundant
@@ -129,17 +137,27 @@ class UnrecoverablePrune(Rule):
 
     def _corrections(self, ctx: Context) -> Iterator[Finding]:
         before = ctx.before.claims
+        after_features = frozenset(ctx.after.claims.by_feature)
         for u in before.claims:
             if u.source != "user" or not u.asserted:
                 continue
             old = _corrected(before.claims, u)
-            if old is None or kept(ctx, u) or not kept(ctx, old):
+            if old is None or any(p.score >= KEPT_SCORE and a.negative == u.negative
+                                  for a, p in pairs(ctx, u)):
+                continue  # no correction, or after keeps it
+            # The correction's new value ("it is eu-west-3" beside "not us-east-2") in after
+            # means after took it, in any wording.
+            new = frozenset().union(*(identity(x) for x in before.by_block.get(u.block, ())
+                                      if x.id != u.id and x.source == u.source))
+            if (new - identity(old)) & after_features:
                 continue
-            stale = max((p for p in ctx.alignment.claims.counterparts(old.id)),
-                        key=lambda p: p.score) if ctx.alignment.claims else None
-            if stale is None:
+            # what it corrected, still in after with the value the correction replaced
+            corrected = identity(u) & identity(old)
+            stale = [(a, p) for a, p in pairs(ctx, old)
+                     if p.score >= KEPT_SCORE and identity(a) & corrected]
+            if not stale:
                 continue
-            a = ctx.after.claims.by_id[stale.after]
+            a = max(stale, key=lambda ap: ap[1].score)[0]
             yield self.finding(
                 f"the user's correction {short(u.text)!r} was pruned, and after keeps what it "
                 f"corrected: {short(a.text)!r}",
@@ -147,12 +165,39 @@ class UnrecoverablePrune(Rule):
                 claim_ev(ctx.after, a, "dependent"), confidence=0.7)
 
 
+def _named_in(x: Arg, after: frozenset[str]) -> bool:
+    """Whether after (its features, lower-cased) names ``x``: its feature, or for a mention its
+    word or one of the words that qualify it ("refund id re_7Hq2" is named by "re_7Hq2")."""
+    if x.feature.lower() in after:
+        return True
+    if x.kind == "identifier":
+        # `hold_fare(IB3107, adults=2)` is named by `hold_fare`
+        return f"i:{x.key.split('(', 1)[0].lower()}" in after
+    if x.kind != "mention":
+        return False
+    words = {x.head.lower(), *x.key.lower().replace("[", ";").replace("]", "").replace(
+        "=", ";").split(";")}
+    return any(w and (w in after or f"e:{w}" in after) for w in words)
+
+
+def _unsaid(facts: frozenset[str], after: frozenset[str]) -> frozenset[str]:
+    """The facts after does not state: an entity counts as stated by its word too ("Refund
+    created" states the refund of "the refund")."""
+    return frozenset(f for f in facts if f not in after and not (
+        f.startswith("e:") and f[2:].lower() in after))
+
+
 def _corrected(claims: list[Claim], u: Claim) -> Claim | None:
     """The earlier claim user claim ``u`` contradicts: the same predicate about the same
-    named things, with the other polarity or another value of the same dimension."""
+    named things (or a bare "not us-east-2" about a name the claim states), with the other
+    polarity or another value of the same dimension. Users correct their own requests too."""
     mine = identity(u)
+    named = frozenset(f for f in mine if f.startswith(("i:", "h:")))
     for e in reversed(claims[:u.index]):
-        if e.pred_key != u.pred_key or not (identity(e) & mine) or e.source == "user":
+        if u.pred_key and e.pred_key != u.pred_key:
+            continue
+        # a bare "not us-east-2" corrects only a claim that states that very name
+        if not (identity(e) & (mine if u.pred_key else named)):
             continue
         if e.negative != u.negative:
             return e

@@ -78,6 +78,9 @@ class _Support:
         mentions = [d for d in data if d["kind"] == "mention"]
         self.heads = {str(d["head"]).lower() for d in mentions}
         self.keys = {str(d["key"]).lower() for d in mentions}
+        # heads before names by a number ("port 8080"): another number is another one
+        self.numbered = {str(d["head"]).lower() for d in mentions if any(
+            _numeral(w) for w in _key_words(str(d["key"]).lower())[1:])}
         self.terms = {t for c in claims for t in c.terms}
         self.words = self.heads | {w for k in self.keys for w in _key_words(k)} | \
             set(side.claims.speakers)
@@ -116,6 +119,8 @@ class _Support:
                 return None  # "#1867" where before says 1867
             if x.label == "code" and x.key.isalpha() and x.key.islower():
                 return "an identifier", 0.55  # `submit`: a plain word in backticks
+            if x.label == "kebab":
+                return self._code(low)  # "node-7" for "node 7"; "db-9" where before has db-7
             return "an identifier", 0.8
         if x.kind == "handle":
             bare = x.key.rstrip("?&#/")
@@ -136,14 +141,18 @@ class _Support:
         return None
 
     def _name(self, x: Arg) -> tuple[str, float] | None:
-        words = _key_words(x.key.lower())
+        # "2k/4k/6k" is three numbers; a stray "`" is no word
+        words = [p for w in _key_words(x.key.lower()) for p in w.split("/")
+                 if any(c.isalnum() for c in p)]
         for w in words:
-            if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 3:
+            if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2:
                 found = self._code(w)
                 if found is not None:
                     return found  # "db-9", "eu-west-3": a code names which one
         numbers = [w for w in words if _numeral(w) and not w.isalpha()]
         if any(_numeral(w) not in self.numerals and w not in self.words for w in numbers):
+            if x.head.lower() in self.numbered:
+                return "a name", 0.65  # "port 9090" where before names "port 8080"
             return "a name", 0.55  # "Perl 5.22": a version, or a date or figure reworded
         if x.label not in _NAMED:
             return None
@@ -166,6 +175,9 @@ class _Support:
         if w in self.words or w in self.terms or w in self.numerals or w in self.vocab or \
                 _numeral(w) in self.numerals:
             return None
+        lead = _leading_number(w)
+        if lead and len(w) - len(lead) <= 2 and _numeral(lead) in self.numerals:
+            return None  # "1.3b" where before says "1.3B-parameter": its number, scaled
         letters, digits = _chunks(w)
         if tuple(letters) in self.code_families:
             return "a name", 0.65
@@ -196,8 +208,8 @@ class _Support:
         if self._derived(x) or _sum_of_others(x, claim, self):
             return None
         # Durations and dates are often computed from clock times, which are no quantities
-        # of their own: weaker evidence.
-        if x.bound == "~" or x.base_unit in ("second", "day"):
+        # of their own: weaker evidence, unless before has no number to compute from.
+        if (x.bound == "~" or x.base_unit in ("second", "day")) and self.numerals:
             return "a number", 0.5
         return "a number", 0.62
 
@@ -225,6 +237,14 @@ class _Support:
         m = x.magnitude if x.magnitude is not None else target
         return round(target, 6) in sums or any(
             round(m, d) in self._products for d in (1, 2))
+
+
+def _leading_number(w: str) -> str:
+    """The number a code starts with: "1.3b" -> "1.3", "v2" -> ""."""
+    k = 0
+    while k < len(w) and (w[k].isdigit() or (w[k] in ".," and k and w[k - 1].isdigit())):
+        k += 1
+    return w[:k].rstrip(".,")
 
 
 def _chunks(w: str) -> tuple[list[str], list[str]]:

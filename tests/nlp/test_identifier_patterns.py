@@ -23,16 +23,20 @@ PLAIN = [
     r"\b(?:https?|ftp|s3|gs|file|ssh|git)://[^\s<>\"'`)\]]+",
     r"\b(?:ledger|store|cache|kv|mem|memory|artifact|artifacts|blob|key|redis|db|sha256|snapshot"
     r"|doc|docs|note|notes|trace|run|job|result|results):[A-Za-z0-9][\w./#-]*[A-Za-z0-9]",
-    r"\b(?:call|toolu|tool|fc|run|req|msg|chatcmpl|resp)_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*\b",
+    r"\b(?:call|toolu|tool|fc|run|req|msg|chatcmpl|resp)_"
+    r"(?!(?:id|ids|name|names|type|count|args|result|results|status)\b)"
+    r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*\b",
     r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*[\w@-](?:\.[A-Za-z0-9]{1,8})?(?::\d+)?",
     r"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:" + _EXT + r")\b",
     r"\b[0-9a-f]{7,40}\b",
     r"`([^`\n]{1,120})`",
+    r"(?<![\w#&])#\d{2,7}\b|\b(?:PR|MR|INC|ENG|JIRA|SEV)[-\s#]?\d{1,7}\b|\b[A-Z]{1,5}-\d{2,7}\b",
     r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?",
     r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]",
     r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?(?![\w.]*[A-Za-z0-9_])",
     r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b",
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b",
+    r"\b(?!(?:minus|plus|negative)-)[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[0-9]+[a-z]?\b",
     r"\b[a-z]+[0-9]*(?:[A-Z][a-z0-9]+)+\b",
     r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b",
     r"\b[A-Za-z_][A-Za-z0-9_]*\(\)",
@@ -41,7 +45,8 @@ _PIECES = ["a", "b", "f", "z", "A", "B", "Z", "0", "7", "9", "_", ".", "/", "~",
            "@", "`", "$", "{", "}", "(", ")", "()", " ", " ", "\n", "\t", "é", "É", "٣", "#",
            "call", "toolu", "tool", "run", "store", "key", "http", "://", "py", "pyi", "json",
            "c", "md", "deadbeef", "1234567", "abc", "Foo", "fooBar", "MAX_", "x_y", "..", "./",
-           "~/", "src", "e.g", "v2", ".py", "_x", "ß", "\u0130", "'", '"', ",", ";"]
+           "~/", "src", "e.g", "v2", ".py", "_x", "ß", "\u0130", "'", '"', ",", ";", "PR",
+           "INC", "SW-", "12", "us-east-2", "-3", "id", "call_id"]
 
 
 def _strings(count: int, seed: int) -> list[str]:
