@@ -448,7 +448,18 @@ def _clausal_parenthetical(v: DocView, k: int, e: int, atomic: frozenset[int]) -
         if v.lowers[i] in negatives or _verbal(v, i) or (
                 v.flags(i) & ALPHA and v.lowers[i] in _words("auxiliaries")):
             return True
+        if i == k + 1 and _order_verb(v, i, e):
+            return True  # "(write a script and run it)": an order of its own
     return False
+
+
+def _order_verb(v: DocView, i: int, e: int) -> bool:
+    """A verb's base form followed by a determiner or a pronoun: "write a script", "run
+    it"."""
+    low = v.lowers[i]
+    return bool(v.flags(i) & ALPHA) and approx_lemma(low) == low and key(low) in verb_keys() \
+        and i + 1 < e and (v.lowers[i + 1] in _words("determiners") or
+                           v.lowers[i + 1] in ("it", "them", "this", "that"))
 
 
 def _subject_then_verb(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:

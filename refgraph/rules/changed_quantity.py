@@ -8,7 +8,7 @@ from ..align import ClaimPair
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, compatible, pairs, same_quantity, sources
+from .common import arg_ev, compatible, pairs, same_quantity
 from .context import Context
 
 _RESTATED = 0.3
@@ -110,10 +110,11 @@ def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
 
 
 def _stated_elsewhere(ctx: Context, b: Claim, a: Claim, x: Arg) -> bool:
-    """Whether another before claim that ``a`` restates states ``x``: then ``x`` is that
-    claim's number, kept, not ``b``'s changed."""
+    """Whether another before claim states ``x``: then ``x`` may be that claim's number,
+    kept, not ``b``'s changed ("22 payouts" is what "pulled 22 payouts" said, not a changed
+    "two payouts ... unmatched")."""
     return any(y.id != b.id and any(_states(q, x) for q in y.args_of("quantity"))
-               for y, _ in sources(ctx, a))
+               for y in ctx.before.claims.with_feature(x.feature))
 
 
 def same_value(q: Arg, x: Arg) -> bool:

@@ -25,6 +25,8 @@ LIGHT_COVER = 0.75  # ... when its predicate is be/have/do/get
 KEPT_SCORE = 0.45  # a counterpart this good means the claim is still said
 _IDENTITY = ("i:", "h:")
 _THREAD_REACH = 3  # blocks before a claim's own that belong to its thread
+ISSUER_REACH = 3  # blocks back from a tool result to the turn that issued its call
+TOOL_ROLES = frozenset({"tool", "observation", "function"})  # turns that hold a tool's output
 
 
 def pairs(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
@@ -230,3 +232,31 @@ def any_handle(handles: set[str], after: set[str]) -> bool:
     bare = {h.split("?", 1)[0].rstrip("/") for h in after if "://" in h}
     return any(h.rstrip("/").rsplit("/", 1)[-1] in names or
                h.split("?", 1)[0].rstrip("/") in bare for h in handles)
+
+
+def issuer_handles(side: Side, blocks: list[str], k: int) -> set[str]:
+    """Handles and identifiers of the turn that issued tool result ``blocks[k]`` (the
+    assistant turn before it and any command block in between): running that command again
+    re-fetches the result."""
+    out: set[str] = set()
+    for bid in reversed(blocks[max(0, k - ISSUER_REACH):k]):
+        for nid in _inside(side, bid):
+            nd = side.d(nid)
+            if nd["kind"] == NodeKind.HANDLE.value:
+                out.add(str(nd["value"]))
+            elif nd["kind"] == NodeKind.IDENTIFIER.value:
+                out.add(str(nd["name"]))
+        if side.d(bid).get("role") in ("assistant", "agent", "ai"):
+            break
+    return out
+
+
+def _inside(side: Side, bid: str) -> list[str]:
+    """The span nodes of a block (through its sentences)."""
+    out: list[str] = []
+    for v in side.G.successors(bid):
+        if side.d(v)["kind"] == NodeKind.SENTENCE.value:
+            out.extend(side.G.successors(v))
+        else:
+            out.append(v)
+    return out

@@ -9,7 +9,7 @@ from ..claims import Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
-from .common import kept, short
+from .common import TOOL_ROLES, kept, short
 from .context import Context, Side
 
 _REFERS_TO = EdgeKind.REFERS_TO.value
@@ -42,8 +42,8 @@ class DanglingDeictic(Rule):
         before = _resolved(ctx.before)
         for nid in ctx.after.nodes_of(_DEICTIC):
             d = ctx.after.d(nid)
-            if not _points_back(d):
-                continue
+            if not _points_back(d) or _in_tool_output(ctx.after, nid):
+                continue  # a tool's output quotes text; its "that fire" is no reference of ours
             wanted = (str(d["text"]).lower(), str(d.get("head", "")))
             found = before.get(wanted)
             if found is None:
@@ -66,6 +66,13 @@ class DanglingDeictic(Rule):
                 f"it {tail}",
                 ctx.before.ev(claim.start, claim.end, "missing", claim.id),
                 ctx.after.ev_node(nid, "dependent"), confidence=0.8)
+
+
+
+
+def _in_tool_output(side: Side, nid: str) -> bool:
+    bid = nid.split(":", 1)[0]
+    return bid in side.G and side.d(bid).get("role") in TOOL_ROLES
 
 
 def _points_back(d: dict[str, object]) -> bool:

@@ -57,6 +57,8 @@ class InvertedPolarity(Rule):
             for a, p in strict:
                 if not a.asserted or a.quoted or bool(a.conditioned) != bool(b.conditioned):
                     continue  # an "if" clause is a supposition: it asserts nothing to flip
+                if _directive(a) != _directive(b):
+                    continue  # "we should run the file" / "we never ran it": other acts
                 if _flipped(b, a, p.coverage) and not _restated(b, a) and _comparable(b, a) \
                         and not explained_elsewhere(ctx, b, a, _same_polarity):
                     said = "denies" if a.negative else "asserts"
@@ -96,6 +98,12 @@ def _about(ctx: Context, b: Claim, a: Claim) -> bool:
     pa = ctx.after.claims.claims[a.index - 1]
     return pb.block == b.block and pa.block == a.block and any(
         x.id == pa.id and q.score >= _NEIGHBOUR for x, q in pairs(ctx, pb))
+
+
+def _directive(c: Claim) -> bool:
+    """An order, a rule or advice ("do not call", "must run", "should run"), as against a
+    statement; a waived duty ("is not required") states what is not required."""
+    return c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice")
 
 
 def _same_subject(b: Claim, a: Claim, score: float) -> bool:

@@ -118,6 +118,15 @@ class MergedEntity(Rule):
                 claim_ev(ctx.after, a, "conflict"), confidence=0.7)
 
 
+def _person(m: Arg) -> bool:
+    """A person or an organisation: so named by the parse, or a capitalised name with an
+    aside that says which ("Jo (finance)"); fast mode's capitals alone are no evidence
+    ("Fees for the period" opens a sentence)."""
+    if m.label in _PEOPLE and m.label != "PROPER":
+        return True
+    return m.label == "PROPER" and any(q.startswith("(") for q in _qualifiers(m.key))
+
+
 def _labels(words: frozenset[str]) -> bool:
     """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
     "eu-west-1")."""
@@ -148,7 +157,7 @@ def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
                 continue  # not two distinct things, or after still tells them apart
             # People and organisations are told apart by any qualifier ("cousin Sam", "Sam
             # from work"); other things only by a label ("shard A", "node 2").
-            named = all(m.label in _PEOPLE for _, m in keyed[k1] + keyed[k2])
+            named = all(_person(m) for _, m in keyed[k1] + keyed[k2])
             if not named and not (_labels(only1 & _label_words(k1)) and
                                   _labels(only2 & _label_words(k2))):
                 continue  # "the specific file", "the open file": descriptions, not identities

@@ -8,7 +8,7 @@ from ..claims import Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind, RefKind, referent_id
 from .base import Example, Rule
-from .common import any_handle, claim_ev, handles_of, kept, short
+from .common import TOOL_ROLES, any_handle, claim_ev, handles_of, issuer_handles, kept, short
 from .context import Context, Side
 
 _DEFINES = EdgeKind.DEFINES.value
@@ -46,7 +46,8 @@ class OrphanedReference(Rule):
                 continue
             if _value_restated(ctx, name):
                 continue  # "up to MAX_RETRIES (3) times": the value stands next to the name
-            if any_handle(_block_handles(ctx.before, node), after_handles):
+            if any_handle(_block_handles(ctx.before, node) | _issued_by(ctx.before, node),
+                          after_handles):
                 continue  # defined in a file or output after still names: re-fetchable
             use = used_after[name][0]
             evidence = [ctx.before.ev_node(node, "missing")]
@@ -96,6 +97,19 @@ def _block_handles(side: Side, node: str) -> set[str]:
         if nid.startswith(bid + ":"):
             out.add(str(side.d(nid)["value"]))
     return out
+
+
+def _issued_by(side: Side, node: str) -> set[str]:
+    """For an occurrence in a tool's output, the handles and names of the command that
+    produced it (running it again re-fetches the definition)."""
+    bid = node.split(":", 1)[0]
+    if bid not in side.G or side.d(bid).get("role") not in TOOL_ROLES:
+        return set()
+    blocks = side.memo.get("block_index")
+    if blocks is None:
+        blocks = side.memo["block_index"] = {b: k for k, b in enumerate(side.nodes_of(
+            NodeKind.BLOCK.value))}
+    return issuer_handles(side, side.nodes_of(NodeKind.BLOCK.value), blocks.get(bid, 0))
 
 
 def _values(side: Side, name: str) -> list[float]:

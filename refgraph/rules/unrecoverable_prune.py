@@ -10,11 +10,13 @@ from ..model import NodeKind
 from .base import Example, Rule
 from .common import (
     KEPT_SCORE,
+    TOOL_ROLES,
     any_handle,
     arg_ev,
     claim_ev,
     handles_of,
     identity,
+    issuer_handles,
     live,
     pairs,
     same_quantity,
@@ -25,8 +27,6 @@ from .context import Context, Side
 
 _RESTATED = 0.5  # share of a tool result's claims after must restate for nothing to be lost
 _SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
-_TOOL_ROLES = frozenset({"tool", "observation", "function"})
-_ISSUER_REACH = 3  # blocks back from a tool result to the turn that issued its call
 
 
 class UnrecoverablePrune(Rule):
@@ -98,10 +98,10 @@ class UnrecoverablePrune(Rule):
         blocks = before.nodes_of(NodeKind.BLOCK.value)
         for k, bid in enumerate(blocks):
             d = before.d(bid)
-            if str(d.get("role", "")) not in _TOOL_ROLES:
+            if str(d.get("role", "")) not in TOOL_ROLES:
                 continue
             claims = before.claims.by_block.get(bid, [])
-            handles = _block_handles(before, bid, claims) | _issuer_handles(before, blocks, k)
+            handles = _block_handles(before, bid, claims) | issuer_handles(before, blocks, k)
             one_shot = any(c.side_effect for c in claims)
             if any_handle(handles, after_handles) and not one_shot:
                 continue
@@ -117,22 +117,29 @@ class UnrecoverablePrune(Rule):
             # measured or counted one is lost when after states it nowhere.
             quantities = [q for c in claims for q in c.args_of("quantity")
                           if q.base_unit or q.noun]
-            lost = {x.text for x in facts if not _named_in(x, after_lower)} or {
-                q.text for q in quantities if not any(same_quantity(q, x) for x in after_qs)}
+            lost = [x.text for x in facts if not _named_in(x, after_lower)] + [
+                q.text for q in quantities if not any(same_quantity(q, x) for x in after_qs)]
             if not lost:
                 continue  # every fact of it is still said: it was redundant
+            lost = list(dict.fromkeys(lost))
+            # Most of it restated (a long task text paraphrased): what is gone may be detail.
+            mostly = len(lost) < (1 - _RESTATED) * len(facts + quantities)
             dependents = live(ctx, topic)
             where = f"the result of {d['turn_id']}" if d.get("turn_id") else "a tool result"
+            gone = ", ".join(repr(short(t, 30)) for t in lost[:3]) + (" ..." if len(lost) > 3
+                                                                      else "")
             evidence = [before.ev(d["start"], d["end"], "missing", bid)]
             if dependents:
                 evidence.append(claim_ev(ctx.after, dependents[0], "dependent"))
                 message = (f"{where} ({short(str(d['text']), 50)!r}) was summarized or pruned "
-                           f"with no handle to re-fetch it, and after still relies on it: "
-                           f"{short(dependents[0].text, 50)!r}")
+                           f"with no handle to re-fetch it ({gone} stated nowhere in after), "
+                           f"and after still relies on it: {short(dependents[0].text, 50)!r}")
             else:
                 message = (f"{where} ({short(str(d['text']), 50)!r}) was pruned with no handle "
-                           "to re-fetch it; after no longer mentions its subject")
-            yield self.finding(message, *evidence, confidence=0.75 if dependents else 0.5,
+                           f"to re-fetch it ({gone} stated nowhere in after); after no longer "
+                           "mentions its subject")
+            conf = (0.55 if mostly else 0.75) if dependents else 0.5
+            yield self.finding(message, *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
 
     def _corrections(self, ctx: Context) -> Iterator[Finding]:
@@ -215,34 +222,6 @@ def _block_handles(side: Side, bid: str, claims: list[Claim]) -> set[str]:
     out = {str(d["turn_id"])} if d.get("turn_id") else set()
     for c in claims:
         out.update(a.key for a in c.args_of("handle") if a.label in _SOURCE_HANDLES)
-    return out
-
-
-def _issuer_handles(side: Side, blocks: list[str], k: int) -> set[str]:
-    """Handles and identifiers of the turn that issued tool result ``blocks[k]`` (the
-    assistant turn before it and any command block in between): running that command again
-    re-fetches the result."""
-    out: set[str] = set()
-    for bid in reversed(blocks[max(0, k - _ISSUER_REACH):k]):
-        for nid in _inside(side, bid):
-            nd = side.d(nid)
-            if nd["kind"] == NodeKind.HANDLE.value:
-                out.add(str(nd["value"]))
-            elif nd["kind"] == NodeKind.IDENTIFIER.value:
-                out.add(str(nd["name"]))
-        if side.d(bid).get("role") in ("assistant", "agent", "ai"):
-            break
-    return out
-
-
-def _inside(side: Side, bid: str) -> list[str]:
-    """The span nodes of a block (through its sentences)."""
-    out: list[str] = []
-    for v in side.G.successors(bid):
-        if side.d(v)["kind"] == NodeKind.SENTENCE.value:
-            out.extend(side.G.successors(v))
-        else:
-            out.append(v)
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from .base import Example, Rule
 from .common import arg_ev, claim_ev, same_quantity
 from .context import Context, Side
 
+_EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
 _MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
 _MAX_PLAIN = 150  # before numbers tried pairwise for products and ratios
 _SUPPORTING = ("identifier", "handle", "mention")
@@ -102,6 +104,7 @@ class _Support:
                               for w in _key_words(k)
                               if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
         self._sums: dict[str, set[float]] = {}
+        self._sorted: list[str] | None = None
         self._products: set[float] | None = None
 
     def lacks(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
@@ -142,7 +145,7 @@ class _Support:
 
     def _name(self, x: Arg) -> tuple[str, float] | None:
         # "2k/4k/6k" is three numbers; a stray "`" is no word
-        words = [p for w in _key_words(x.key.lower()) for p in w.split("/")
+        words = [p.strip(_EDGES) for w in _key_words(x.key.lower()) for p in w.split("/")
                  if any(c.isalnum() for c in p)]
         for w in words:
             if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2:
@@ -158,7 +161,7 @@ class _Support:
             return None
         alpha = [w for w in words if w.isalpha() and len(w) > 1]
         missing = [w for w in alpha if w not in self.words and w not in self.terms
-                   and w not in self.vocab]
+                   and w not in self.vocab and not self._abbreviates(w)]
         if not alpha or not missing:
             return None
         if x.label == "PROPER":
@@ -166,6 +169,17 @@ class _Support:
             # some evidence, a capitalised word alone ("Systems", "Age") little
             return "a name", 0.58 if len(alpha) > len(missing) else 0.5
         return "a name", 0.62 if len(missing) == len(alpha) and len(alpha) > 1 else 0.58
+
+    def _abbreviates(self, w: str) -> bool:
+        """Whether ``w`` (three letters or more) starts a word of before: "Tue" for
+        "Tuesday", "approx" for "approximately"."""
+        if len(w) < 3:
+            return False
+        known = self._sorted
+        if known is None:
+            known = self._sorted = sorted(self.words | self.terms | self.vocab)
+        k = bisect.bisect_left(known, w)
+        return k < len(known) and known[k].startswith(w)
 
     def _code(self, w: str) -> tuple[str, float] | None:
         """None when before supports the code ``w`` (as it is, as a number with a scale, or
