@@ -1061,12 +1061,32 @@ _CODE_MARKS = frozenset({"=", "==", "!=", "->", "=>", "{", "}", "[", "]", "(", "
 
 def _code_like(v: DocView, toks: list[int]) -> bool:
     """A clause that reads as code or a listing (a file view in a tool's output): many of
-    its tokens are operators, brackets or numbers."""
+    its tokens are operators, brackets or numbers, or its line is a command at a shell or
+    REPL prompt ("$ psql ... where not granted")."""
+    if toks and _prompt_line(v, toks[0]):
+        return True
     if len(toks) < 3:
         return False
     marks = sum(1.0 if v.words[i] in _CODE_MARKS else 0.5 if (
         v.flags(i) & NUM and not v.flags(i) & ALPHA) else 0.0 for i in toks)
     return marks >= 0.3 * len(toks) and any(v.words[i] in _CODE_MARKS for i in toks)
+
+
+_PROMPTS = frozenset({"$", ">>>", "%"})
+_PROMPT_REACH = 120  # tokens back to a line's start
+
+
+def _prompt_line(v: DocView, i: int) -> bool:
+    """Whether the line holding token ``i`` starts with a shell or REPL prompt."""
+    k = i
+    while k > 0 and i - k < _PROMPT_REACH and not (
+            v.flags(k - 1) & SPACE and "\n" in v.words[k - 1]):
+        k -= 1
+    if k and i - k >= _PROMPT_REACH:
+        return False  # a long line: bounded, so a minified run stays linear
+    while k < i and v.flags(k) & SPACE:
+        k += 1
+    return v.words[k] in _PROMPTS and k + 1 < len(v.words) and bool(v.ws[k])
 
 
 def _quoted(v: DocView, toks: list[int]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..align import ClaimPair
-from ..claims import Arg, Claim
+from ..claims import Arg, Claim, arg_of_node
 from ..findings import Finding
 from .base import Example, Rule
 from .common import arg_ev, compatible, pairs, same_quantity
@@ -32,7 +32,8 @@ class ChangedQuantity(Rule):
     "300 ms", "3 retries" -> "5 retries") or the opposite bound ("at most 5" -> "at least 5"),
     while no after quantity anywhere states the before one. Equal amounts in other units
     ("2,000 ms" and "2 s") and the rounding summaries do ("4.2M" for 4,193,280, "about 40"
-    for 41) are the same quantity.
+    for 41) are the same quantity. An after value before states elsewhere, or a claim whose
+    numbers all differ, may be another fact about the same things, and is no proof.
 
     ## Why it matters
     The sentence reads as correct and the agent acts on the wrong number: a TTL a thousand
@@ -47,12 +48,20 @@ class ChangedQuantity(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         after_qs = [x for a in ctx.after.claims.claims for x in a.args_of("quantity")]
+        done: set[str] = set()
+        for q, x in _rewritten_numbers(ctx, after_qs):
+            done.add(q.node)
+            yield self.finding(
+                f"{q.text!r} became {x.text!r}: the value changed in a rewritten sentence",
+                arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
+                confidence=0.7, hint=f"Write {q.text!r} in after, not {x.text!r}.")
         for b in ctx.before.claims.claims:
             qs = b.args_of("quantity")
             if not qs or not b.asserted:
                 continue
             for q in qs:
-                if q.base_magnitude is None or any(_states(q, x) for x in after_qs):
+                if q.base_magnitude is None or q.node in done or any(
+                        _states(q, x) for x in after_qs):
                     continue
                 hit = self._changed(ctx, b.id, q)
                 if hit is not None:
@@ -68,6 +77,9 @@ class ChangedQuantity(Rule):
         b = ctx.before.claims.by_id[bid]
         others = [y for y in b.args_of("quantity") if y is not q]
         for a, p in _restatements(ctx, b):
+            if others and not any(_states(y, x) for y in others for x in a.args_of("quantity")):
+                continue  # every number differs: another fact about the same things ("two
+                # payouts and four lines unmatched" / "22 payouts vs 24 lines")
             if not q.base_unit and not q.noun and not (p.same_predicate and p.coverage >= 0.6):
                 continue  # a bare number is matched only inside the same statement
             cands = [x for x in a.args_of("quantity") if x.base_unit == q.base_unit
@@ -88,6 +100,39 @@ class ChangedQuantity(Rule):
                 unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
                 return x, f"the value changed{unit}", conf
         return None
+
+
+def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
+    """(before, after) quantities of a sentence the rewrite changed where exactly one number
+    of a unit went (from the blocks it came from) and exactly one of that unit came, the same
+    bound either side, and neither side states the other's value anywhere: "never set either
+    above 21 °C" -> "neither ever above 23 °C". The sentence alignment, not the claims, pairs
+    them."""
+    al = ctx.alignment
+    before_qs = [arg_of_node(n, ctx.before.d(n)) for n in ctx.before.nodes_of("quantity")]
+    by_unit_b: dict[int, list[Arg]] = {}
+    for q in before_qs:
+        i = ctx.before.unit_of.get(q.node)
+        if i is not None and q.base_magnitude is not None and not q.counted:
+            by_unit_b.setdefault(i, []).append(q)
+    by_unit_a: dict[int, list[Arg]] = {}
+    for x in after_qs:
+        j = ctx.after.unit_of.get(x.node)
+        if j is not None and x.base_magnitude is not None:
+            by_unit_a.setdefault(j, []).append(x)
+    for j, i in al.match.items():
+        if j in al.exact or j not in by_unit_a:
+            continue
+        # the blocks the sentence came from (a summary merges a bullet's sentences)
+        blocks = {al.before[k].block for k in {i, *al.sources.get(j, ())}}
+        gone = [q for k in sorted(by_unit_b) if al.before[k].block in blocks
+                for q in by_unit_b[k] if not any(_states(q, x) for x in after_qs)]
+        new = [x for x in by_unit_a[j] if not any(_states(q, x) for q in before_qs)]
+        for unit in {q.base_unit for q in gone if q.base_unit}:
+            g = [q for q in gone if q.base_unit == unit]
+            n = [x for x in new if x.base_unit == unit]
+            if len(g) == 1 and len(n) == 1 and _direction(g[0].bound) == _direction(n[0].bound):
+                yield g[0], n[0]
 
 
 def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:

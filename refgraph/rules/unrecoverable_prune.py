@@ -106,11 +106,11 @@ class UnrecoverablePrune(Rule):
             if any_handle(handles, after_handles) and not one_shot:
                 continue
             # What the result said: its names and numbers. The handles it was fetched by are
-            # how to get it back, not what it said; a common noun ("refund id") is how it
-            # said it, not a name.
+            # how to get it back, not what it said; a common noun ("refund id", "the following
+            # issue") is how it said it, not a name.
             facts = [x for c in claims for x in c.args
                      if x.kind == "identifier" or (
-                         x.kind == "mention" and (x.label or "[" in x.key))]
+                         x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key)))]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
             # Bare numbers ("-> 201", an exit code) are codes more often than facts; a

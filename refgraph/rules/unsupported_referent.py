@@ -46,7 +46,7 @@ class UnsupportedReferent(Rule):
                       intent="summarize")
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        support = _Support(ctx.before)
+        support = support_of(ctx.before)
         for a in ctx.after.claims.claims:
             if a.heading:
                 continue  # "## Goal": a heading names a section, it claims nothing
@@ -59,6 +59,15 @@ class UnsupportedReferent(Rule):
                     f"{x.text!r} ({what}) is not in before and cannot be derived from it",
                     arg_ev(ctx.after, x, "argument"), claim_ev(ctx.after, a, "dependent"),
                     confidence=conf)
+
+
+def support_of(side: Side) -> _Support:
+    """What ``side`` supports (built once per text: rules share it)."""
+    found = side.memo.get("support")
+    if found is None:
+        found = side.memo["support"] = _Support(side)
+    assert isinstance(found, _Support)
+    return found
 
 
 class _Support:
@@ -225,11 +234,12 @@ class _Support:
         # of their own: weaker evidence, unless before has no number to compute from.
         if (x.bound == "~" or x.base_unit in ("second", "day")) and self.numerals:
             return "a number", 0.5
+        if _shown_with_inputs(x, claim, self):
+            return "a number", 0.55  # "USD 100 ... then USD 15 per extra day: USD 130": worked
         return "a number", 0.62
 
-    def _derived(self, x: Arg) -> bool:
-        """A sum or a difference of two before quantities of its unit, or a product, a ratio
-        or a percentage of two before numbers (rounded as the after number is written)."""
+    def _summed(self, x: Arg) -> bool:
+        """A sum or a difference of two before quantities of its unit."""
         unit = x.base_unit
         target = x.base_magnitude
         if target is None:
@@ -241,6 +251,16 @@ class _Support:
             sums = self._sums[unit] = set()
             for p, q in itertools.combinations(same, 2):
                 sums.update((round(p + q, 6), round(abs(p - q), 6)))
+        return round(target, 6) in sums
+
+    def _derived(self, x: Arg) -> bool:
+        """A sum or a difference of two before quantities of its unit, or a product, a ratio
+        or a percentage of two before numbers (rounded as the after number is written)."""
+        target = x.base_magnitude
+        if target is None:
+            return False
+        if self._summed(x):
+            return True
         if self._products is None:
             plain = sorted({q.magnitude for q in self.quantities if q.magnitude} |
                            {float(n) for n in self.numerals if _is_float(n) and float(n)}
@@ -249,8 +269,7 @@ class _Support:
             for p, q in itertools.permutations(plain, 2):
                 self._products.update((round(p * q, 2), round(p / q, 2), round(100 * p / q, 1)))
         m = x.magnitude if x.magnitude is not None else target
-        return round(target, 6) in sums or any(
-            round(m, d) in self._products for d in (1, 2))
+        return any(round(m, d) in self._products for d in (1, 2))
 
 
 def _leading_number(w: str) -> str:
@@ -318,6 +337,15 @@ def _sum_of_others(x: Arg, claim: Claim, support: _Support) -> bool:
     total = sum(others)
     return math.isclose(total, x.magnitude) or any(
         math.isclose(p + q, x.magnitude) for p, q in itertools.combinations(others, 2))
+
+
+def _shown_with_inputs(x: Arg, claim: Claim, support: _Support) -> bool:
+    """Whether the claim states two or more other numbers of ``x``'s unit that before
+    supports: a result worked out in place from inputs it shows, by more steps than
+    :meth:`_Support._derived` tries."""
+    inputs = [q for q in claim.args_of("quantity") if q is not x and q.base_unit == x.base_unit
+              and q.magnitude is not None and f"{q.magnitude:g}" in support.numerals]
+    return len(inputs) >= 2
 
 
 _SCALES = {"k": 1e3, "m": 1e6, "bn": 1e9, "b": 1e9}
