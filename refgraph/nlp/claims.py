@@ -385,6 +385,17 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
     return cuts
 
 
+_CONTRASTS_OPEN = frozenset({"but", "however", "although", "though", "yet", "whereas"})
+
+
+def _contrasted(v: DocView, c: _Clause) -> bool:
+    """Whether a clause opens with a contrast or follows a semicolon: a frame before it does
+    not reach it ("I think it is stale, but the TTL is right")."""
+    first = c.tokens[0]
+    return v.lowers[first] in _CONTRASTS_OPEN or (first > 0 and v.words[first - 1] == ";") \
+        or v.words[first] == ";"
+
+
 def _counted_verb(v: DocView, k: int, e: int) -> bool:
     """A number at ``k`` followed by a verb or an auxiliary: "3 were skipped", "41 passed"."""
     return bool(v.flags(k) & NUM) and k + 1 < e and (
@@ -595,7 +606,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
     stop = stopwords()
     lowers, words = v.lowers, v.words
     best, best_score = -1, -99
-    be_at = -1
+    be_at = have_at = -1
     toks = c.tokens
     complement = -1
     for pos, i in enumerate(toks):
@@ -607,11 +618,14 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         if low == "am" and pos and v.flags(toks[pos - 1]) & NUM:
             continue  # "8am": a time
         if low in aux or low in modals or copula:
+            if low in _HAVE and have_at < 0:
+                have_at = i  # "has no NI number": the verb when nothing else is one
             if (low in aux and approx_lemma(low) == "be") or copula:
                 be_at = i
                 # "is absent", "was not required": the complement is the predicate
                 k = pos + 1
-                while k < len(toks) and lowers[toks[k]] in _BE_ADVERBS:
+                while k < len(toks) and (lowers[toks[k]] in _BE_ADVERBS or
+                                         lowers[toks[k]] in _hedge_words()):
                     k += 1
                 if k < len(toks) and v.flags(toks[k]) & ALPHA and lowers[toks[k]] not in stop \
                         and lowers[toks[k]] not in dets and complement < 0:
@@ -677,8 +691,8 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                 if key(approx_lemma(lowers[complement_verb])) in verbs:
                     c.pred = complement_verb
                     c.flip = sign == "-"
-    elif be_at >= 0:
-        c.head = c.pred = be_at
+    elif be_at >= 0 or have_at >= 0:
+        c.head = c.pred = be_at if be_at >= 0 else have_at
     if c.head >= 0:
         for i in reversed([i for i in toks if i < c.head]):
             low = lowers[i]
@@ -693,6 +707,15 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             and not any(lowers[i] in subjects for i in toks[:toks.index(c.head)]))
 
 
+@cache
+def _hedge_words() -> frozenset[str]:
+    """The one-word hedges of ``modality.json`` ("probably", "likely"): "was probably caused"
+    has "caused" as its complement, not the hedge."""
+    terms: dict[str, Any] = load_json("lexicon", "modality.json")["terms"]
+    return frozenset(t for t in terms if " " not in t and t.isalpha())
+
+
+_HAVE = frozenset({"has", "have", "had"})
 _BE_ADVERBS = frozenset({"not", "n't", "never", "also", "still", "now", "already", "very",
                          "really", "no", "longer", "so", "quite", "too", "always", "usually"})
 
@@ -733,7 +756,22 @@ class _Builder:
             if ci >= 0:
                 by_clause.setdefault(ci, {}).setdefault(r[0], []).append(r)
         neg_quants = _negative_quantifiers()
+        label_max = int(_grammar()["label_max_tokens"])
+        # (sentence, strength, modality) of a hedged label ("Likely root cause:", "Root
+        # cause (likely):"): the hedge scopes over the clause the label introduces
+        label_hedge: tuple[int, float, str] | None = None
+        framed: _Clause | None = None  # the last clause a frame embeds, in this sentence
         for ci, c in enumerate(self.clauses):
+            if c.frame:
+                framed = c
+            elif framed is not None and framed.sentence == c.sentence and c.frame_of < 0 \
+                    and not _contrasted(v, c):
+                # "Hana thinks KJ-033 (the new apprentice) has no NI number", "I think the
+                # input is modified and then compared": the frame holds to the sentence's end
+                c.frame, c.reported_by = framed.frame, framed.reported_by
+                c.frame_clause = framed.frame_clause
+            else:
+                framed = None
             toks = [i for i in c.tokens if not v.flags(i) & (PUNCT | SPACE)]
             if not toks:
                 continue
@@ -819,11 +857,21 @@ class _Builder:
                 elif mclass == "necessity":
                     force = "obligation"
                     necessity_at = v.token_at(r[1])
+                elif mclass == "advice" and term == "should" and _thing_subject(c):
+                    # "this should fix the error", "it should pass": an expectation
+                    if strength > _SHOULD_STRENGTH:
+                        strength, modality = _SHOULD_STRENGTH, "likelihood"
                 elif mclass == "advice" and force != "obligation":
                     force = "advice"
-            if c.frame == "attitude" and c.reported_by in _words("first_person") \
-                    and strength > 0.6 and not force and not c.imperative:
-                strength, modality = 0.6, "evidential"  # "I think the cache is stale"
+            if label_hedge is not None and label_hedge[0] == c.sentence and \
+                    label_hedge[1] < strength:
+                strength, modality = label_hedge[1], label_hedge[2]
+            label_hedge = None
+            if v.words[c.tokens[-1]] == ":" and len(toks) <= label_max + 3 and strength < 1.0:
+                label_hedge = (c.sentence, strength, modality)
+            if c.frame == "attitude" and strength > 0.6 and not force and not c.imperative:
+                # "I think the cache is stale", "Dev thinks the cause is ...": a belief
+                strength, modality = 0.6, "evidential"
             if c.frame_clause is not None and c.frame_clause.was_negative and strength > 0.5:
                 # "we cannot say an effect is excluded", "I don't think it fits": a denied
                 # frame leaves its clause open, neither asserted nor denied
@@ -1077,7 +1125,8 @@ _PROMPT_REACH = 120  # tokens back to a line's start
 
 
 def _prompt_line(v: DocView, i: int) -> bool:
-    """Whether the line holding token ``i`` starts with a shell or REPL prompt."""
+    """Whether the line holding token ``i`` starts with a shell or REPL prompt, or with the
+    line number of a file view ("17: return True")."""
     k = i
     while k > 0 and i - k < _PROMPT_REACH and not (
             v.flags(k - 1) & SPACE and "\n" in v.words[k - 1]):
@@ -1086,6 +1135,9 @@ def _prompt_line(v: DocView, i: int) -> bool:
         return False  # a long line: bounded, so a minified run stays linear
     while k < i and v.flags(k) & SPACE:
         k += 1
+    if k + 1 < len(v.words) and v.words[k].isdigit() and v.words[k + 1] == ":" and \
+            not v.ws[k]:
+        return True  # "17:            return True": a numbered line of a file view
     return v.words[k] in _PROMPTS and k + 1 < len(v.words) and bool(v.ws[k])
 
 
@@ -1099,6 +1151,17 @@ def _quoted(v: DocView, toks: list[int]) -> bool:
 
 
 _QUOTES = frozenset({'"', "“", "”", "«", "»"})
+
+
+_SHOULD_STRENGTH = 0.7  # "should" read as an expectation
+_THING_SUBJECTS = frozenset({"it", "this", "that", "which", "these", "those"})
+
+
+def _thing_subject(c: _Clause) -> bool:
+    """Whether the clause's subject is a pronoun for a thing, not someone who could be
+    advised: "this should fix it", "it should pass" (an expectation) against "you should
+    restart" (advice); "the draft should go to legal" is a rule, and stays advice."""
+    return c.subject in _THING_SUBJECTS
 
 
 def _counterfactual(v: DocView, i: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..align import ClaimPair
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
@@ -18,6 +19,41 @@ def hedged(c: Claim) -> bool:
     """Hedged, or attributed to someone's view ("she thinks", "they said"): not asserted as
     fact."""
     return c.strength < HEDGED or c.frame in _ATTRIBUTED
+
+
+_WHOLE = 0.9  # share of a verbless claim's content an after claim must hold to restate it
+
+
+def _about(b: Claim, a: Claim) -> bool:
+    """Two claims about the same things: two features in common besides the predicate, or
+    one that names something ("That's most likely the leak" says too little to be found)."""
+    shared = (b.features & a.features) - {b.pred_key}
+    return len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared)
+
+
+def _keeps_doubt(a: Claim) -> bool:
+    """An after claim that is not plain fact: hedged, attributed, or with a "should" in
+    either reading ("the scheduler should delay the ETL" is advice or an expectation, never
+    a certainty)."""
+    return hedged(a) or a.force == "advice"
+
+
+def _supposed(ctx: Context, b: Claim) -> bool:
+    """Whether ``b`` holds only under a hedged supposition: "if it's what I think it is, we
+    load full-resolution bitmaps" asserts the load no more than the guess does."""
+    before = ctx.before.claims.by_id
+    return any(kind == "if" and ante in before and before[ante].strength < HEDGED and (
+        before[ante].modality == "evidential" or before[ante].frame == "attitude")
+        for ante, _, kind in b.conditions)
+
+
+def _whole_restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
+    """For a claim with no predicate ("probably 2 weeks without running"), after claims that
+    hold all of it and more than one feature of it: what a predicate cannot tell, the whole
+    content does."""
+    if b.pred_key or len([f for f in b.features if not f.startswith("q:")]) < 2:
+        return []  # "maybe two" says too little to be found again
+    return [(a, p) for a, p in pairs(ctx, b) if p.coverage >= _WHOLE]
 
 
 class DroppedHedge(Rule):
@@ -46,16 +82,18 @@ class DroppedHedge(Rule):
         for b in ctx.before.claims.claims:
             if not b.asserted or b.quoted or b.mood == "imperative":
                 continue
-            strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted]
-            if strict and hedged(b) and b.strength < HEDGED:
-                if any(hedged(a) for a, _ in pairs(ctx, b) if a.pred_key == b.pred_key):
+            strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted and _about(b, a)] \
+                or [(a, p) for a, p in _whole_restatements(ctx, b) if a.asserted]
+            if strict and ((hedged(b) and b.strength < HEDGED) or _supposed(ctx, b)):
+                if any(_keeps_doubt(a) for a, _ in pairs(ctx, b)
+                       if a.pred_key == b.pred_key or not b.pred_key):
                     continue
                 a, p = strict[0]
                 if a.negative != b.negative:
                     continue  # a flipped polarity is RG301's
                 yield self.finding(
-                    f"{short(b.text)!r} was hedged ({b.modality}); after states "
-                    f"{short(a.text)!r} as a fact",
+                    f"{short(b.text)!r} was hedged ({b.modality or 'a supposition'}); after "
+                    f"states {short(a.text)!r} as a fact",
                     claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
                     confidence=0.5 + 0.35 * p.coverage)
                 continue

@@ -130,7 +130,8 @@ def _person(m: Arg) -> bool:
 def _labels(words: frozenset[str]) -> bool:
     """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
     "eu-west-1")."""
-    return any((len(w) == 1 and w.isalpha()) or any(c.isdigit() for c in w) for w in words)
+    return any((len(w) == 1 and w.isalpha()) or (any(c.isdigit() for c in w) and not (
+        w.isdigit() and len(w) >= 4)) for w in words)  # "step 12360" is a time, not which one
 
 
 def _after_words(ctx: Context) -> frozenset[str]:

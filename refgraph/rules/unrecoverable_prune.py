@@ -102,7 +102,7 @@ class UnrecoverablePrune(Rule):
                 continue
             claims = before.claims.by_block.get(bid, [])
             handles = _block_handles(before, bid, claims) | issuer_handles(before, blocks, k)
-            one_shot = any(c.side_effect for c in claims)
+            one_shot = any(c.side_effect and c.asserted for c in claims)  # not a command's
             if any_handle(handles, after_handles) and not one_shot:
                 continue
             # What the result said: its names and numbers. The handles it was fetched by are
