@@ -55,6 +55,7 @@ class Arg:
     resolved: bool = True  # deictics: whether the graph found what it points at
     cited: bool = False  # handles: it names the source of what the claim says
     words: tuple[str, ...] = ()  # code spans and handles: the names and numbers inside
+    defines: bool = False  # identifiers: this occurrence defines it ("X=3", a JSON key)
 
     @property
     def feature(self) -> str:
@@ -294,7 +295,7 @@ def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
     words = tuple(str(d.get("words", "")).split())
     if kind == "identifier":
         return replace(base, key=str(d.get("name", "")), label=str(d.get("ident_kind", "")),
-                       words=words)
+                       words=words, defines=d.get("role") == "define")
     if kind == "handle":
         return replace(base, key=str(d.get("value", "")),
                        label=str(d.get("handle_kind", "")),

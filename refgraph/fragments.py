@@ -584,7 +584,8 @@ def block_numerals(text: str) -> str:
 
 
 _WORDISH = re.compile(r"[^\W_]\w*")
-MAX_WORDS = 1024  # per block
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colour and cursor codes
+MAX_WORDS = 4096  # per block: a long tool output's later words count too
 
 
 def block_words(text: str) -> str:
@@ -592,6 +593,8 @@ def block_words(text: str) -> str:
     summary may quote from code, JSON and logs (``return``, ``total_seconds``), which hold no
     claims of their own."""
     found: set[str] = set()
+    if "\x1b" in text:
+        text = _ANSI.sub(" ", text)  # "\x1b[38;21mutf-8": a colour code is no part of a word
     for m in _WORDISH.finditer(text):
         w = m.group()
         if len(w) > 1:

@@ -372,6 +372,10 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
                                                or words[k + 1][:1].isupper()
                                                or _counted_verb(v, k + 1, e)))):
             cut = True  # "209 passed and 3 were skipped": a number, then its verb
+        elif prev == "," and _base_verb(v, k) and not any(
+                _verbal(v, i) or lowers[i] in _words("auxiliaries") or
+                lowers[i] in _words("modals") for i in range(last, k - 1)):
+            cut = True  # "no python -c, create files instead": a fragment, then an order
         elif prev == ",":
             cut = -k - 1 in recorded or (low in subjects and low not in ("that", "this", "it",
                                                                         "one")) or \
@@ -462,6 +466,13 @@ def _clausal_parenthetical(v: DocView, k: int, e: int, atomic: frozenset[int]) -
         if i == k + 1 and _order_verb(v, i, e):
             return True  # "(write a script and run it)": an order of its own
     return False
+
+
+def _base_verb(v: DocView, i: int) -> bool:
+    """A lexicon verb in its base form ("create", "run"), lower-case."""
+    low = v.lowers[i]
+    return bool(v.flags(i) & ALPHA) and v.words[i][:1].islower() and \
+        approx_lemma(low) == low and key(low) in verb_keys()
 
 
 def _order_verb(v: DocView, i: int, e: int) -> bool:
@@ -708,6 +719,12 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
 
 
 @cache
+def _denied_ability() -> frozenset[str]:
+    words: list[str] = load_json("lexicon", "modality.json")["denied_ability"]
+    return frozenset(words)
+
+
+@cache
 def _hedge_words() -> frozenset[str]:
     """The one-word hedges of ``modality.json`` ("probably", "likely"): "was probably caused"
     has "caused" as its complement, not the hedge."""
@@ -849,6 +866,9 @@ class _Builder:
                     necessity_at = c.pred  # "need", "required": the duty is the predicate
                 if term in _NOT_HEDGES or v.token_at(r[1]) == c.pred:
                     continue
+                if term in _denied_ability() and any(
+                        v.token_at(n[1]) == v.token_at(r[2] - 1) + 1 for n in negated_by):
+                    continue  # "could not find": a failed search, reported as a fact
                 if _counterfactual(v, v.token_at(max(r[1], r[2] - 1))):
                     counterfactual = True
                     continue  # "should have been charged": what ought to have happened

@@ -96,6 +96,13 @@ def _define_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+def _labelled(text: str, end: int) -> bool:
+    """Whether the identifier ending at ``end`` is a line's label ("m.chen: 3 failures"),
+    which names a value in a listing rather than binding a setting ("X=3", "X is 3")."""
+    rest = text[end:end + 3].lstrip("`'\"")
+    return rest[:1] == ":" and rest[1:2] != "="
+
+
 def _role(text: str, start: int, end: int) -> str:
     before_re, after_re = _define_res()
     # Look at most _CONTEXT characters either side: on a 300,000-character line a search for
@@ -206,6 +213,8 @@ class IdentifierExtractor:
                 role = _role(text, s, e if pat.kind != "code" else m.end())
                 ident: dict[str, Scalar] = {"name": name, "ident_kind": pat.kind,
                                             "role": role}
+                if role == "define" and _labelled(text, e if pat.kind != "code" else m.end()):
+                    ident["labelled"] = True  # "m.chen: 3 failures": a listing's label
                 if pat.kind == "code":
                     ident["words"] = _words_of(code)  # `return int(value)`: its names
                 add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, ident, "IDENT")

@@ -57,7 +57,7 @@ class OrphanedReference(Rule):
             text = claim.text if claim is not None else ctx.before.d(node)["text"]
             yield self.finding(
                 f"{name!r} is still used in after, but its definition {short(text)!r} is gone",
-                *evidence, confidence=0.85)
+                *evidence, confidence=_strength(ctx.before, node))
 
 
 def _definitions(side: Side) -> dict[str, tuple[str, Claim | None]]:
@@ -99,17 +99,60 @@ def _block_handles(side: Side, node: str) -> set[str]:
     return out
 
 
-def _issued_by(side: Side, node: str) -> set[str]:
-    """For an occurrence in a tool's output, the handles and names of the command that
-    produced it (running it again re-fetches the definition)."""
+_BINDINGS = frozenset({"constant", "env", "flag"})  # names that hold a setting by form
+
+
+def _strength(side: Side, node: str) -> float:
+    """How sure a lost definition matters: a setting (``MAX_RETRIES=3``, ``$TOKEN``), or a
+    binding in prose, is relied on by name; a variable assigned in code or in a tool's output
+    (``for (local_10 = 0``, a log's ``m.chen: 3 failures``) is data that changes."""
+    d = side.d(node)
+    if str(d.get("ident_kind", "")) in _BINDINGS:
+        return 0.85
+    if d.get("labelled"):
+        return 0.55  # "m.chen: 3 failures": a row of a listing, not a setting
     bid = node.split(":", 1)[0]
-    if bid not in side.G or side.d(bid).get("role") not in TOOL_ROLES:
-        return set()
-    blocks = side.memo.get("block_index")
-    if blocks is None:
-        blocks = side.memo["block_index"] = {b: k for k, b in enumerate(side.nodes_of(
+    turn = _turn_of(side, bid)
+    if side.d(bid).get("block_kind") in ("code", "json", "log") or (
+            turn is not None and side.d(turn).get("role") in TOOL_ROLES):
+        return 0.55
+    return 0.85
+
+
+def _turn_of(side: Side, bid: str) -> str | None:
+    """The turn a block belongs to: itself, or the nearest block before it with a role (a
+    code fence inside a tool's turn)."""
+    if bid not in side.G:
+        return None
+    blocks = side.nodes_of(NodeKind.BLOCK.value)
+    index = _block_index(side)
+    k0 = index.get(bid, 0)
+    for k in range(k0, max(-1, k0 - _TURN_REACH), -1):
+        if side.d(blocks[k]).get("role"):
+            return blocks[k]
+    return None
+
+
+_TURN_REACH = 40  # blocks back to a turn's label: bounded, so a long text stays linear
+
+
+def _block_index(side: Side) -> dict[str, int]:
+    found = side.memo.get("block_index")
+    if found is None:
+        found = side.memo["block_index"] = {b: k for k, b in enumerate(side.nodes_of(
             NodeKind.BLOCK.value))}
-    return issuer_handles(side, side.nodes_of(NodeKind.BLOCK.value), blocks.get(bid, 0))
+    assert isinstance(found, dict)
+    return found
+
+
+def _issued_by(side: Side, node: str) -> set[str]:
+    """For an occurrence in a tool's output (or a code fence inside it), the handles and
+    names of the command that produced it: running it again re-fetches the definition."""
+    turn = _turn_of(side, node.split(":", 1)[0])
+    if turn is None or side.d(turn).get("role") not in TOOL_ROLES:
+        return set()
+    return issuer_handles(side, side.nodes_of(NodeKind.BLOCK.value),
+                          _block_index(side).get(turn, 0))
 
 
 def _values(side: Side, name: str) -> list[float]:

@@ -27,6 +27,8 @@ def negative_finding(c: Claim) -> bool:
         return False  # "never runs without a lock", "if errors exceed 1%": no plain finding
     if c.denial != "cue" and not c.absence:
         return False  # "3 tests failed" is a failure found, not an absence
+    if not any(not f.startswith("q:") for f in c.features - {c.pred_key}):
+        return False  # "0B" alone on a progress line: a zero about nothing named
     if c.source.startswith("tool") or c.block_kind in _RESULT_BLOCKS:
         return True
     return c.finding and not c.source.startswith("speaker:")
@@ -63,7 +65,14 @@ class PrunedNegativeResult(Rule):
                 continue
             if _said(ctx, n):
                 continue
-            dependents = live(ctx, thread(ctx.before, n))
+            # What depends on it is what names its own subject. A note's thread counts too (a
+            # status report's other lines); a tool's output goes on about other things (its
+            # warning is not what the call was about).
+            topic = thread(ctx.before, n)
+            dependents = live(ctx, n.features - {n.pred_key})
+            own = bool(dependents)
+            if not dependents and not n.source.startswith("tool"):
+                dependents = live(ctx, topic)
             evidence = [claim_ev(ctx.before, n, "missing")]
             if dependents:
                 evidence.append(claim_ev(ctx.after, dependents[0], "dependent"))
@@ -72,9 +81,8 @@ class PrunedNegativeResult(Rule):
                 tail = "after no longer mentions its subject"
             # Proven when after says nothing negative about its thread; when it does, the
             # result may be paraphrased past what the alignment sees.
-            topic = thread(ctx.before, n)
             paraphrased = any(a.negative and a.features & topic for a in live(ctx, topic))
-            conf = (0.55 if paraphrased else 0.7) if dependents else 0.45
+            conf = (0.55 if paraphrased else 0.7 if own else 0.62) if dependents else 0.45
             yield self.finding(f"the negative result {short(n.text)!r} is gone; {tail}",
                                *evidence, confidence=conf,
                                severity="error" if dependents else "warning")

@@ -107,9 +107,9 @@ class UnrecoverablePrune(Rule):
                 continue
             # What the result said: its names and numbers. The handles it was fetched by are
             # how to get it back, not what it said; a common noun ("refund id", "the following
-            # issue") is how it said it, not a name.
+            # issue") is how it said it, not a name; a JSON key is a field, not a fact.
             facts = [x for c in claims for x in c.args
-                     if x.kind == "identifier" or (
+                     if (x.kind == "identifier" and not x.defines) or (
                          x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key)))]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
@@ -138,7 +138,10 @@ class UnrecoverablePrune(Rule):
                 message = (f"{where} ({short(str(d['text']), 50)!r}) was pruned with no handle "
                            f"to re-fetch it ({gone} stated nowhere in after); after no longer "
                            "mentions its subject")
-            conf = (0.55 if mostly else 0.75) if dependents else 0.5
+            # graded by how much of it is gone: a summary that keeps most of a long output
+            # and drops its detail ("LSB", "GNU") is weak evidence of a loss
+            share = len(lost) / max(1, len(facts) + len(quantities))
+            conf = (0.55 if mostly else 0.5 + 0.3 * min(1.0, share)) if dependents else 0.5
             yield self.finding(message, *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
 
@@ -230,6 +233,8 @@ def _citations(side: Side) -> Iterator[tuple[Claim, Arg, list[Claim]]]:
     or for a heading, its section (the claims up to the next heading)."""
     cs = side.claims.claims
     for k, c in enumerate(cs):
+        if c.source.startswith("tool"):
+            continue  # a URL in a tool's output is what it printed, not where a note came from
         for h in c.args_of("handle"):
             if not h.cited or h.label not in _SOURCE_HANDLES:
                 continue

@@ -153,8 +153,9 @@ class _Support:
         return None
 
     def _name(self, x: Arg) -> tuple[str, float] | None:
-        # "2k/4k/6k" is three numbers; a stray "`" is no word
-        words = [p.strip(_EDGES) for w in _key_words(x.key.lower()) for p in w.split("/")
+        # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code; "`" is no word
+        words = [p.strip(_EDGES) for w in _key_words(x.key.lower())
+                 for p in w.replace("{", "/").replace("}", "/").split("/")
                  if any(c.isalnum() for c in p)]
         for w in words:
             if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2:
