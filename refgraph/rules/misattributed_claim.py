@@ -10,7 +10,7 @@ from .base import Example, Rule
 from .common import claim_ev, explained_elsewhere, pairs, short
 from .context import Context
 
-_COVER = 0.5  # share of the before claim (without who it is about) the after claim must hold
+_COVER = 0.7  # share of the before claim (without who it is about) the after claim must hold
 _ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 
@@ -77,25 +77,38 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
             continue  # after's turn layout is its own: only an explicit "X said" credits
         other = getattr(a, attr)
         cover = _cover_without(b, a, {who, other})
-        if cover < _COVER:
+        if cover < _COVER or len(_content(b, {who, other}) & a.features) < 2:
             continue
-        if other == who:
-            return None  # after credits it rightly
+        if other == who or _names(a, who):
+            return None  # after credits it rightly, or names them in it ("Gina encouraged
+            # Jon to stay positive" keeps Jon's resolve Jon's)
         if other in people and other and found is None:
             found = (a, other, cover)
     return found
 
 
+def _names(a: Claim, who: str) -> bool:
+    """Whether after claim ``a`` names ``who`` anywhere in it (a mention or a word)."""
+    return any(_is_name(f, {who}) for f in a.features)
+
+
+def _is_name(f: str, names: set[str]) -> bool:
+    word = f[2:] if f[1:2] == ":" else f
+    # a term is a name's lemma key: "melani" for Melanie
+    return any(n and n.startswith(word) and len(word) >= len(n) - 2 for n in names)
+
+
+def _content(b: Claim, names: set[str]) -> frozenset[str]:
+    """``b``'s features that are not names, its predicate or deictics."""
+    return frozenset(f for f in b.features if not _is_name(f, names) and
+                     not f.startswith("d:") and f != b.pred_key)
+
+
 def _cover_without(b: Claim, a: Claim, names: set[str]) -> float:
     """How much of ``b``'s features ``a`` holds, not counting the names of who is credited
     (a swap of "Caroline" for "Melanie" must not lower the match)."""
-    def named(f: str) -> bool:
-        word = f[2:] if f[1:2] == ":" else f
-        # a term is a name's lemma key: "melani" for Melanie
-        return any(n and n.startswith(word) and len(word) >= len(n) - 2 for n in names)
-
-    fb = {f for f in b.features if not named(f) and not f.startswith("d:")}
-    fa = {f for f in a.features if not named(f)}
+    fb = {f for f in b.features if not _is_name(f, names) and not f.startswith("d:")}
+    fa = {f for f in a.features if not _is_name(f, names)}
     if not fb:
         return 0.0
     return len(fb & fa) / len(fb)
