@@ -670,10 +670,15 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             score -= 3  # "63,250,000 calls": the noun a number counts
         elif pos > 1 and (low.endswith("s") or low.endswith("ed")) and any(
                 lowers[t] in dets and lowers[t] not in negatives
-                for t in toks[max(0, pos - 3):pos - 1]):
+                for t in toks[max(0, pos - 3):pos - 1]) and not (
+                pos + 1 < len(toks) and _base_verb(v, toks[pos + 1])):
             # "The nightly export fails": the verb after its noun phrase ("No ungranted locks
-            # on pg-primary" is a noun phrase)
+            # on pg-primary" is a noun phrase; in "the checkout tests fail" the verb follows)
             score += 1
+        elif pos > 1 and approx_lemma(low) == low and lowers[toks[pos - 1]].endswith("s") and \
+                v.flags(toks[pos - 1]) & ALPHA and any(
+                    lowers[t] in dets for t in toks[max(0, pos - 4):pos - 1]):
+            score += 2  # "the checkout tests fail": a verb after its plural subject
         elif pos and v.flags(toks[pos - 1]) & NUM and pos + 1 < len(toks) and \
                 v.flags(toks[pos + 1]) & ALPHA and lowers[toks[pos + 1]] not in stop:
             score -= 3  # "0 ungranted locks", "3 failed tests": it modifies the noun
@@ -707,6 +712,10 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
     if c.head >= 0:
         for i in reversed([i for i in toks if i < c.head]):
             low = lowers[i]
+            if i + 1 < len(words) and lowers[i + 1] in ("'s", "’s"):
+                continue  # "for Sam's support": a possessor, not who acts
+            if i > 0 and lowers[i - 1] in preps:
+                continue  # "gratitude for Sam": an object of a preposition
             if low in subjects or (words[i][:1].isupper() and low not in dets
                                    and low not in _words("discourse_words")):
                 c.subject = low
