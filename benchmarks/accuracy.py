@@ -211,32 +211,69 @@ def score(results: list[dict[str, Any]], t: float) -> dict[str, Any]:
             "right_code": right / bad if bad else float("nan"), "per_code": per_code}
 
 
-def run_locomo(rows: list[dict[str, Any]], az: refgraph.Analyzer, t: float,
-               sample: Path | None) -> dict[str, Any]:
+def run_locomo(rows: list[dict[str, Any]], az: refgraph.Analyzer, t: float
+               ) -> dict[str, Any]:
+    """The share of pairs rejected per threshold and the findings per code at ``t``."""
     results = run_pairs(rows, az)
     by_t = {th: sum(_rejected(r["found"], th) for r in results) / len(results)
             for th in THRESHOLDS}
     counts = Counter(c for r in results for c, _, conf in r["found"] if conf >= t)
-    if sample is not None:
-        _write_judging_sample(rows, az, t, sample)
     return {"pairs": len(rows), "rejected": by_t, "findings": sum(counts.values()),
             "per_code": dict(counts)}
 
 
-def _write_judging_sample(rows: list[dict[str, Any]], az: refgraph.Analyzer, t: float,
-                          path: Path, n: int = 80) -> None:
-    """A seeded random sample of reported findings, with their evidence, to judge by hand."""
-    items = []
-    for row in rows:
-        rep = az.analyze(row["before"], row["after"], intent="summarize", min_confidence=t)
-        for f in rep.findings:
-            items.append({"pair": row["id"], "code": f.code, "severity": f.severity,
-                          "confidence": f.confidence, "message": f.message,
-                          "evidence": [e.to_dict() for e in f.evidence],
-                          "summary": row["after"], "verdict": None, "note": ""})
-    random.Random(0).shuffle(items)
-    path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items[:n]),
+def _context(text: str, start: int, end: int, lines: int = 2) -> str:
+    """The lines around ``text[start:end]``: what a judge reads the quote in."""
+    first = text.rfind("\n", 0, start)
+    for _ in range(lines):
+        if first <= 0:
+            break
+        first = text.rfind("\n", 0, first)
+    last = end
+    for _ in range(lines + 1):
+        nxt = text.find("\n", last + 1)
+        if nxt < 0:
+            last = len(text)
+            break
+        last = nxt
+    return text[max(first, 0):last].strip()
+
+
+def write_judging_sample(rows: list[dict[str, Any]], analyzers: dict[str, refgraph.Analyzer],
+                         t: float, path: Path, n: int = 60, floor: float = 0.5) -> int:
+    """Every finding of either mode at confidence >= ``t`` (deduplicated across modes),
+    topped up to ``n`` with a seeded random sample of the band ``[floor, t)`` when fewer are
+    reported, each with the lines of the session its evidence cites. Returns how many."""
+    by_key: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for m, az in analyzers.items():
+        for row in rows:
+            rep = az.analyze(row["before"], row["after"], intent="summarize",
+                             min_confidence=floor)
+            for f in rep.findings:
+                ev = [e.to_dict() for e in f.evidence]
+                key = (row["id"], f.code, tuple((e["side"], e["quote"]) for e in ev))
+                item = by_key.setdefault(key, {
+                    "pair": row["id"], "code": f.code, "severity": f.severity,
+                    "confidence": f.confidence, "modes": [], "message": f.message,
+                    "evidence": ev,
+                    "session_context": [_context(row["before"], e["start"], e["end"])
+                                        for e in ev if e["side"] == "before"],
+                    "summary": row["after"], "verdict": None, "note": ""})
+                item["modes"].append(m)
+                item["confidence"] = max(item["confidence"], f.confidence)
+    items = sorted(by_key.values(), key=lambda i: (i["pair"], i["code"], i["message"]))
+    reported = [i for i in items if i["confidence"] >= t]
+    band = [i for i in items if i["confidence"] < t]
+    rng = random.Random(0)
+    if len(reported) > n:
+        chosen = rng.sample(reported, n)
+    else:
+        chosen = reported + rng.sample(band, min(len(band), n - len(reported)))
+    for i in chosen:
+        i["reported"] = i["confidence"] >= t
+    path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in chosen),
                     "utf-8")
+    return len(chosen)
 
 
 def run_summedits(rows: list[dict[str, Any]], az: refgraph.Analyzer, t: float
@@ -396,9 +433,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     if "locomo" in sets:
         rows = load_locomo(data / "locomo") if (data / "locomo").is_dir() else []
         if rows:
-            res = {m: run_locomo(rows, az, t, Path(args.judge_sample) if args.judge_sample
-                                 and m == modes[-1] else None) for m, az in analyzers.items()}
+            res = {m: run_locomo(rows, az, t) for m, az in analyzers.items()}
             out["locomo"] = res
+            if args.judge_sample:
+                k = write_judging_sample(rows, analyzers, t, Path(args.judge_sample))
+                print(f"LoCoMo: {k} findings to judge written to {args.judge_sample}")
             print(f"\nLoCoMo: {len(rows)} session -> summary pairs")
             print("| threshold | " + " | ".join(f"{m} rejected" for m in modes) + " |")
             print("|---|" + "---|" * len(modes))
