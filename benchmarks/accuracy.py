@@ -16,7 +16,8 @@ Sets (each is skipped, and says so, when its data is absent):
   measured before any tuning on it; the README's accuracy table keeps each batch's first
   figures.
 * ``locomo``: the 272 LoCoMo session -> gpt-3.5 summary pairs (``<data>/locomo``), each session
-  written as ``Speaker [dia_id]: text`` lines, ``intent="summarize"``. Unlabelled: the flag rate
+  written as a ``Date: ...`` line (the session's date, which the summaries state) and
+  ``Speaker [dia_id]: text`` lines, ``intent="summarize"``. Unlabelled: the flag rate
   is the share of pairs rejected; precision comes from hand-judging a sample of findings
   (``--judge-sample FILE`` writes one, ``benchmarks/locomo_judging.md`` is the protocol).
 * ``summedits``: before = ``original_summary``, after = the edited ``summary``; balanced
@@ -107,7 +108,10 @@ def load_locomo(folder: Path) -> list[dict[str, Any]]:
             turns = sessions.get(f"session_{k}") or []
             summary = summaries.get(f"session_{k}_summary")
             if turns and summary:
-                lines = [f"{t['speaker']} [{t['dia_id']}]: {t['text']}" for t in turns]
+                # the summarizer saw the session's date: summaries date what they report
+                date = sessions.get(f"session_{k}_date_time")
+                lines = [f"Date: {date}"] if date else []
+                lines += [f"{t['speaker']} [{t['dia_id']}]: {t['text']}" for t in turns]
                 rows.append({"id": f"locomo-{path.stem}-s{k}", "before": "\n".join(lines),
                              "after": str(summary), "intent": "summarize"})
             k += 1

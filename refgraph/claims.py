@@ -115,6 +115,7 @@ class Claim:
     qualified: bool = False  # a "without" or "except" negates a part of it
     code: bool = False  # it reads as code or a listing, parsed as prose
     quoted: bool = False  # it quotes a message ('declined with "do not honour"')
+    supposition: bool = False  # an embedded question: "to see if we can reproduce it"
     folded: bool = False  # its polarity counts its predicate's sense: an antonym ("failed"),
     # a negative affix ("unreachable") or a negative implicative ("failed to connect")
     said_by: str = ""  # who asserts it (a speaker, user, assistant, tool), "" when unknown
@@ -130,7 +131,7 @@ class Claim:
         """A statement (not a question, a counterfactual "should have been", a heading or a
         line of code): what inversion rules compare."""
         return self.mood not in ("question", "counterfactual") and not self.heading and \
-            not self.code
+            not self.code and not self.supposition
 
     def args_of(self, kind: str) -> list[Arg]:
         return [a for a in self.args if a.kind == kind]
@@ -222,7 +223,7 @@ def claims_of(G: RefGraph) -> ClaimSet:
             cues=int(d.get("negations", 1 if d.get("polarity") == "negative" else 0)),
             denial=str(d.get("denial", "")), absence=bool(d.get("absence", False)),
             qualified=bool(d.get("qualified", False)), code=bool(d.get("code", False)),
-            quoted=bool(d.get("quoted", False)),
+            quoted=bool(d.get("quoted", False)), supposition=bool(d.get("supposition", False)),
             folded=bool(d.get("denies") or d.get("affixed") or d.get("implicative")))
         c.said_by = _said_by(c, dialogue)
         c.agent = _agent(c, dialogue)

@@ -80,7 +80,8 @@ _IF_RECORDED = frozenset({"before", "after", "until", "till", "since", "so", "wh
 # belongs to the quantity it qualifies, "can" and "will" are ability and future, not hedges.
 _EPISTEMIC = frozenset({"possibility", "likelihood", "evidential", "scope"})
 _NOT_HEDGES = frozenset({"can", "will", "some"})
-_SKIPPED_CUES = frozenset({"without", "rather than", "on the contrary", "other than"})
+_SKIPPED_CUES = frozenset({"without", "rather than", "instead of", "on the contrary",
+                           "other than"})
 _QUESTION_ENDS = frozenset({"?"})
 # After "and"/"but", these open a second verb phrase: "keep X and do not deploy".
 _VERB_OPENERS = frozenset({"do", "don't", "does", "did", "never", "then", "is", "are", "was",
@@ -136,6 +137,11 @@ def _key_set(name: str) -> frozenset[str]:
 
 
 @cache
+def _phrasal() -> frozenset[str]:
+    return frozenset(str(w) for w in _lex()["phrasal"])
+
+
+@cache
 def _implicatives() -> dict[str, str]:
     return {key(k): str(v) for k, v in _lex()["implicatives"].items()}
 
@@ -186,6 +192,7 @@ class _Clause:
     sentence: int = -1  # index of its sentence in the doc
     subject_args: list[list[Any]] = field(default_factory=list)  # set once its args are known
     was_negative: bool = False  # set once its polarity is known (a frame's, for its inner)
+    hedged: tuple[float, str] = (1.0, "")  # its strength and modality, once known
     args: list[tuple[str, int, int, dict[str, Any]]] = field(default_factory=list)
 
 
@@ -221,7 +228,7 @@ class ClaimTagger:
             for c in found:
                 c.sentence = k
             clauses.extend(found)
-        _Builder(doc, v, recs, clauses, links, accurate, atomic).emit()
+        _Builder(doc, v, recs, clauses, links, accurate, atomic, first).emit()
         return doc
 
 
@@ -765,8 +772,10 @@ class _Builder:
     """Claim records and links for the clauses of one doc."""
 
     def __init__(self, doc: Doc, v: DocView, recs: list[list[Any]], clauses: list[_Clause],
-                 links: list[Link], accurate: bool, atomic: frozenset[int]) -> None:
+                 links: list[Link], accurate: bool, atomic: frozenset[int],
+                 first: int = 0) -> None:
         self.doc, self.v, self.recs, self.clauses = doc, v, recs, clauses
+        self.first = first  # the first token after a turn's label
         self.links, self.accurate = links, accurate
         self.atomic = atomic  # tokens of identifiers and handles: arguments, not terms
         n = len(v.starts)
@@ -867,6 +876,9 @@ class _Builder:
                 pred_lemma = self._lemma(c.pred) if base_word == pred_word else base_word
             pkey = key(pred_lemma) if pred_lemma else ""
             cls, denies = predicate_class(pkey) if pkey else ("", False)
+            if denies and c.pred + 1 < len(v.lowers) and \
+                    f"{pred_lemma} {v.lowers[c.pred + 1]}" in _phrasal():
+                denies, cls = False, pkey  # "fail over to us-east-2" moves; it does not fail
             if c.weak or (self.accurate and c.pred >= 0 and doc[c.pred].pos_ not in _VERBAL_POS):
                 denies = False  # "locks" the noun is no "unlock" denied
             negative = (negs + int(c.flip) + int(denies)) % 2 == 1
@@ -911,8 +923,10 @@ class _Builder:
             label_hedge = None
             if v.words[c.tokens[-1]] == ":" and len(toks) <= label_max + 3 and strength < 1.0:
                 label_hedge = (c.sentence, strength, modality)
-            if c.frame == "attitude" and strength > 0.6 and not force and not c.imperative:
-                # "I think the cache is stale", "Dev thinks the cause is ...": a belief
+            believed = c.frame == "attitude" or (c.frame_of < 0 and pkey in _key_set("attitude"))
+            if believed and strength > 0.6 and not force and not c.imperative:
+                # "I think the cache is stale", "Dev thinks the cause is ...", "the assistant
+                # suspects cold caches": a belief
                 strength, modality = 0.6, "evidential"
             if c.frame_clause is not None and c.frame_clause.was_negative and strength > 0.5:
                 # "we cannot say an effect is excluded", "I don't think it fits": a denied
@@ -926,12 +940,15 @@ class _Builder:
                     force = str(kind)
             if force and modality == "possibility":
                 strength, modality = 1.0, ""  # "no run may use more than 64 GPUs": a rule
-            if negative and necessity_at >= 0 and any(
+            # An order's force comes from its cues, not its predicate's sense: "close the
+            # ticket" folds to "not open" for comparison but forbids nothing.
+            cue_negative = (negs + int(c.flip)) % 2 == 1
+            if cue_negative and necessity_at >= 0 and any(
                     v.token_at(r[1]) < necessity_at for r in negated_by):
                 force = "exemption"  # "you don't need to", "not required to": no duty
-            elif force in ("obligation", "advice", "permission") and negative:
+            elif force in ("obligation", "advice", "permission") and cue_negative:
                 force = "prohibition"  # "must not", "should not", "not allowed to"
-            if c.imperative and negative and not force:
+            if c.imperative and cue_negative and not force:
                 force = "prohibition"
             mood = "question" if c.question else "imperative" if c.imperative else \
                 "counterfactual" if counterfactual else "declarative"
@@ -950,6 +967,12 @@ class _Builder:
                 inherited = prev.subject_args
                 c.subject_args = inherited
                 c.subject = c.subject or prev.subject
+                if prev.hedged[0] < strength and not force and not _contrasted(v, c) and \
+                        v.lowers[c.tokens[0]] in _words("coordinators"):
+                    # "the server may be executing the input and not displaying it": a
+                    # hedge over the shared subject's clause holds for its second verb
+                    strength, modality = prev.hedged
+            c.hedged = (strength, modality)
             # A quantity is an argument, not content words: "30 minutes" and "10 min" must
             # not make two claims about the same wait look unalike.
             for r in got.get(NodeKind.QUANTITY.value, ()):
@@ -1010,10 +1033,12 @@ class _Builder:
                     attrs["absence"] = True  # "is absent", "went missing": not there
             if qualified:
                 attrs["qualified"] = True  # "without", "except": a part is negated
-            if _code_like(v, toks):
+            if _code_like(v, toks, self.first):
                 attrs["code"] = True  # a listing's line, parsed as prose: not a claim of text
             if _quoted(v, c.tokens):
                 attrs["quoted"] = True
+            if _embedded_question(v, span[0]):
+                attrs["supposition"] = True  # "to see if we can reproduce it": asks
             attrs["terms"] = " ".join(terms)
             attrs["signature"] = _signature(cls, args + inherited)
             add_attrs(doc, SPAN_KEY, NodeKind.CLAIM, s, e, attrs, "CLAIM")
@@ -1149,11 +1174,11 @@ _CODE_MARKS = frozenset({"=", "==", "!=", "->", "=>", "{", "}", "[", "]", "(", "
                          "+=", "-=", "<", ">", "<=", ">=", "::", "#", "|", "$", "%", "/", "*"})
 
 
-def _code_like(v: DocView, toks: list[int]) -> bool:
+def _code_like(v: DocView, toks: list[int], floor: int = 0) -> bool:
     """A clause that reads as code or a listing (a file view in a tool's output): many of
     its tokens are operators, brackets or numbers, or its line is a command at a shell or
     REPL prompt ("$ psql ... where not granted")."""
-    if toks and _prompt_line(v, toks[0]):
+    if toks and _prompt_line(v, toks[0], floor):
         return True
     if len(toks) < 3:
         return False
@@ -1166,14 +1191,15 @@ _PROMPTS = frozenset({"$", ">>>", "%"})
 _PROMPT_REACH = 120  # tokens back to a line's start
 
 
-def _prompt_line(v: DocView, i: int) -> bool:
+def _prompt_line(v: DocView, i: int, floor: int = 0) -> bool:
     """Whether the line holding token ``i`` starts with a shell or REPL prompt, or with the
-    line number of a file view ("17: return True")."""
+    line number of a file view ("17: return True"). The line starts no earlier than
+    ``floor``: after a turn's label ("tool[call_1]: $ kubectl get pods")."""
     k = i
-    while k > 0 and i - k < _PROMPT_REACH and not (
+    while k > floor and i - k < _PROMPT_REACH and not (
             v.flags(k - 1) & SPACE and "\n" in v.words[k - 1]):
         k -= 1
-    if k and i - k >= _PROMPT_REACH:
+    if k > floor and i - k >= _PROMPT_REACH:
         return False  # a long line: bounded, so a minified run stays linear
     while k < i and v.flags(k) & SPACE:
         k += 1
@@ -1181,6 +1207,20 @@ def _prompt_line(v: DocView, i: int) -> bool:
             not v.ws[k]:
         return True  # "17:            return True": a numbered line of a file view
     return v.words[k] in _PROMPTS and k + 1 < len(v.words) and bool(v.ws[k])
+
+
+def _embedded_question(v: DocView, i: int) -> bool:
+    """Whether the clause starting at token ``i`` is an embedded question: "whether ...",
+    or "if ..." right after a verb ("see if", "check if"), which asks rather than asserts."""
+    low = v.lowers[i]
+    if low not in _words("embedded_questions"):
+        return False
+    if low == "whether":
+        return True
+    k = i - 1
+    while k >= 0 and v.flags(k) & SPACE:
+        k -= 1
+    return k >= 0 and bool(v.flags(k) & ALPHA) and key(approx_lemma(v.lowers[k])) in verb_keys()
 
 
 def _quoted(v: DocView, toks: list[int]) -> bool:

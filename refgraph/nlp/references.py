@@ -206,6 +206,11 @@ class ReferenceTagger:
                         doc[start].tag_ == "WDT" or (doc[start].dep_ == "mark" and start > 0
                         and doc[start - 1].pos_ in ("VERB", "AUX", "NOUN"))):
                     continue  # the complementizer or relative "that"
+                elif accurate and word == "that" and start > 0 and \
+                        doc[start - 1].pos_ == "VERB" and doc[start].dep_ == "det" and \
+                        doc[start].head.dep_ in ("nsubj", "nsubjpass"):
+                    continue  # "both agree that dance is ...": its noun is the subject of
+                    # a clause of its own, so "that" opens the clause (tagged a determiner)
                 elif not accurate and word == "that" and start > 0 and \
                         v.low(start - 1) not in _BEFORE_THAT and \
                         not v.flags(start - 1) & PUNCT and \

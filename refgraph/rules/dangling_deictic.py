@@ -61,11 +61,30 @@ class DanglingDeictic(Rule):
                 tail = f"now points at {short(ctx.after.d(now)['text'], 50)!r}"
             else:
                 tail = "points at nothing"
+            # What it pointed at may be restated in other words just before it ("attended a
+            # pride parade. This experience ..." for "the parade was an awesome experience"):
+            # then the loss is not proven.
+            restated = now is None and _restated_before(ctx, claims, d)
             yield self.finding(
                 f"{d['text']!r} pointed at {short(claim.text)!r}, which after no longer holds; "
                 f"it {tail}",
                 ctx.before.ev(claim.start, claim.end, "missing", claim.id),
-                ctx.after.ev_node(nid, "dependent"), confidence=0.8)
+                ctx.after.ev_node(nid, "dependent"), confidence=0.5 if restated else 0.8)
+
+
+_REACH = 4  # after claims just before a reference that may restate what it points at
+
+
+def _restated_before(ctx: Context, lost: list[Claim], d: dict[str, object]) -> bool:
+    """Whether one of the few after claims just before reference ``d`` shares a content
+    word or name, other than the reference's own head, with the claims it pointed at."""
+    head = str(d.get("head", ""))[:5]  # features are lemma keys: "experienc"
+    want = {f for c in lost for f in c.features
+            if f != c.pred_key and not f.startswith(("d:", "q:")) and
+            not (head and f.split(":", 1)[-1].startswith(head))}
+    start = int(str(d["start"]))
+    near = [a for a in ctx.after.claims.claims if a.end <= start][-_REACH:]
+    return any(want & a.features for a in near)
 
 
 

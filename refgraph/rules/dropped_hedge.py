@@ -12,7 +12,7 @@ from .common import arg_ev, claim_ev, pairs, same_quantity, short, strict_pairs
 from .context import Context
 
 HEDGED = 0.95  # a claim weaker than this is hedged
-_ATTRIBUTED = frozenset({"attitude", "report"})
+_ATTRIBUTED = frozenset({"attitude", "report", "volition"})  # "considers a career in ..."
 
 
 def hedged(c: Claim) -> bool:

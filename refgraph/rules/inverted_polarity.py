@@ -59,6 +59,8 @@ class InvertedPolarity(Rule):
                     continue  # an "if" clause is a supposition: it asserts nothing to flip
                 if _directive(a) != _directive(b):
                     continue  # "we should run the file" / "we never ran it": other acts
+                if (a.frame == "volition") != (b.frame == "volition"):
+                    continue  # "plans to see a doctor" / "hasn't seen one": a plan, no fact
                 if _flipped(b, a, p.coverage) and not _restated(b, a) and _comparable(b, a) \
                         and not explained_elsewhere(ctx, b, a, _same_polarity):
                     said = "denies" if a.negative else "asserts"

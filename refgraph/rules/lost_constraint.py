@@ -71,7 +71,8 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
     actions = [(a, p.coverage) for a, p in strict_pairs(ctx, b, cover=_GOVERNED)
                if a.asserted]
     before = ctx.before.claims.by_id
-    if b.force == "prohibition" or (b.mood == "imperative" and b.negative):
+    if b.force == "prohibition":  # not any negative order: "close it" folds to
+        # "not open" but forbids nothing
         again = [(a, p) for a, p in pairs(ctx, b)
                  if p.score >= KEPT_SCORE and (a.negative == b.negative or _restricted(a))]
         if again:
@@ -82,10 +83,18 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             if gone is None:
                 return None
             a, p = max(again, key=lambda ap: ap[1].score)
+            if any(kind in _PRECONDITIONS for _, _, kind in a.conditions) or any(
+                    ctx.after.d(n).get("constraint_kind") == "precondition"
+                    for n in a.constraints):
+                return None  # restated with a precondition of its own ("close it only after
+                # rf_3310 completes" for "don't close it until the refund completes")
             return (f"held only {gone[0]} {short(gone[1].text, 40)!r}", a,
                     0.5 + 0.3 * p.coverage)
         if actions:
             a, cov = max(actions, key=lambda x: x[1])
+            if a.qualified:
+                return None  # "use `goto N` instead of repeated scroll_down" keeps "don't
+                # use scroll_down" as the part it negates
             if not explained_elsewhere(ctx, b, a, lambda x, y: x.negative == y.negative) \
                     and a.mood == b.mood and cov >= 0.8:
                 return None  # the same claim flipped: RG301's
@@ -109,9 +118,12 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
         if kept(ctx, before[ante]) or any(_restricted(a) for a, _ in actions):
             continue
         a, cov = max(actions, key=lambda x: x[1])
+        # An order or a rule losing its precondition is a lost constraint; a statement losing
+        # its condition ("it goes to Marta" without "if the quote comes through") may be a
+        # summary's shorthand for a case it states elsewhere: below the default floor.
         strong = b.mood == "imperative" or bool(b.force)
         return (f"held only {marker} {short(before[ante].text, 40)!r}", a,
-                (0.5 if strong else 0.42) + 0.3 * cov)
+                0.5 + 0.3 * cov if strong else 0.42 + 0.15 * cov)
     bounded = [q for q in b.args_of("quantity") if q.bound in _BOUNDS]
     for q in bounded:
         for a, cov in actions:

@@ -56,7 +56,8 @@ class MisattributedClaim(Rule):
                 if hit is None:
                     continue
                 a, other, cover = hit
-                if explained_elsewhere(ctx, b, a, _same(attr)):
+                if explained_elsewhere(ctx, b, a, _same(attr)) or \
+                        _also_theirs(ctx, a, attr, other, who):
                     continue
                 what = "about" if attr == "agent" else "said by"
                 yield self.finding(
@@ -85,6 +86,23 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
         if other in people and other and found is None:
             found = (a, other, cover)
     return found
+
+
+def _also_theirs(ctx: Context, a: Claim, attr: str, other: str, who: str) -> bool:
+    """Whether before has a claim of ``other`` (the one after credits) that shares two
+    content words with after claim ``a``: both said it ("Pets bring so much joy" and "pets
+    are awesome for joy and comfort"), so crediting ``other`` is no swap."""
+    names = {who, other}
+    want = _content(a, names)
+    seen: set[str] = set()
+    for f in want:
+        for c in ctx.before.claims.with_feature(f):
+            if c.id in seen or getattr(c, attr) != other:
+                continue
+            seen.add(c.id)
+            if len(want & c.features) >= 2:
+                return True
+    return False
 
 
 def _names(a: Claim, who: str) -> bool:

@@ -16,6 +16,7 @@ from .context import Context, Side
 _EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
 _MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
 _MAX_PLAIN = 150  # before numbers tried pairwise for products and ratios
+_MIN_INNER = 7  # a code this long written inside a longer one of before is that one
 _SUPPORTING = ("identifier", "handle", "mention")
 _NAMED = frozenset({"PERSON", "ORG", "GPE", "PRODUCT", "NORP", "FAC", "LOC", "EVENT",
                     "WORK_OF_ART", "LAW", "PROPER"})
@@ -109,9 +110,12 @@ class _Support:
         self.counts = _counts(side, claims)
         # the letter parts of before's codes ("db" of "db-7"): a code of the same family
         # with another number is a changed name, not a shorthand
-        self.code_families = {tuple(_chunks(w)[0]) for k in self.keys | self.idents_lower
-                              for w in _key_words(k)
-                              if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
+        self.code_families: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+        for k in self.keys | self.idents_lower:
+            for w in _key_words(k):
+                if any(c.isdigit() for c in w) and any(c.isalpha() for c in w):
+                    letters, digits = _chunks(w)
+                    self.code_families.setdefault(tuple(letters), set()).add(tuple(digits))
         self._sums: dict[str, set[float]] = {}
         self._sorted: list[str] | None = None
         self._products: set[float] | None = None
@@ -137,8 +141,9 @@ class _Support:
         if x.kind == "handle":
             bare = x.key.rstrip("?&#/")
             if x.key in self.handles or x.key.rsplit("/", 1)[-1] in self.basenames or \
-                    any(h.endswith(x.key) or x.key.endswith(h) or h.startswith(bare)
-                        for h in self.handles) or self._quoted(x):
+                    any(h.endswith(x.key) or x.key.endswith(h) or h.startswith(bare) or
+                        (len(bare) >= _MIN_INNER and bare in h) for h in self.handles) or \
+                    self._quoted(x):  # "8da0b9b2": a short hash of a URL's commit
                 return None
             parts = [w for w in x.key.lower().split("/") if w]
             if x.label == "path" and parts and all(
@@ -147,12 +152,12 @@ class _Support:
                 return None  # "id/timestamp/actor/action", "2k/4k/6k": a list of before's
             return "a handle", 0.8
         if x.kind == "mention":
-            return self._name(x)
+            return self._name(x, claim)
         if x.kind == "quantity":
             return self._number(x, claim)
         return None
 
-    def _name(self, x: Arg) -> tuple[str, float] | None:
+    def _name(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code; "`" is no word
         words = [p.strip(_EDGES) for w in _key_words(x.key.lower())
                  for p in w.replace("{", "/").replace("}", "/").split("/")
@@ -162,7 +167,12 @@ class _Support:
                 found = self._code(w)
                 if found is not None:
                     return found  # "db-9", "eu-west-3": a code names which one
-        numbers = [w for w in words if _numeral(w) and not w.isalpha()]
+        # a number the claim also holds as a supported quantity ("acetaminophen 1,000 mg"
+        # for "1 g") is that quantity's, checked as one
+        measured = {f"{q.magnitude:g}" for q in claim.args_of("quantity")
+                    if q.magnitude is not None and self._number(q, claim) is None}
+        numbers = [w for w in words if _numeral(w) and not w.isalpha()
+                   and _numeral(w) not in measured]
         if any(_numeral(w) not in self.numerals and w not in self.words for w in numbers):
             if x.head.lower() in self.numbered:
                 return "a name", 0.65  # "port 9090" where before names "port 8080"
@@ -197,32 +207,49 @@ class _Support:
         both parts are before's); else what it is, and how sure: most, when before has the
         same code with another number ("db-9" where before says "db-7")."""
         if w in self.words or w in self.terms or w in self.numerals or w in self.vocab or \
-                _numeral(w) in self.numerals:
+                _numeral(w) in self.numerals or self._inside(w):
             return None
         lead = _leading_number(w)
         if lead and len(w) - len(lead) <= 2 and _numeral(lead) in self.numerals:
             return None  # "1.3b" where before says "1.3B-parameter": its number, scaled
         letters, digits = _chunks(w)
-        if tuple(letters) in self.code_families:
+        family = self.code_families.get(tuple(letters))
+        if family is not None and not any(tuple(digits[:len(d)]) == d for d in family):
+            # "db-9" where before has db-7; "marshmallow-3.13.0" names before's
+            # "marshmallow-3" more precisely
             return "a name", 0.65
+        parts = [p for p in "".join(c if c.isalnum() else " " for c in w).split()]
+        if len(parts) > 1 and all(p in self.vocab or p in self.words or
+                                  _numeral(p) in self.numerals for p in parts):
+            return None  # "sloria1@gmail.com" where before's words are its parts
         if all(p in self.words or p in self.terms or p in self.vocab or len(p) == 1
                for p in letters) and all(_numeral(d) in self.numerals for d in digits):
             return None
         return "a name", 0.6
 
+    def _inside(self, w: str) -> bool:
+        """Whether code ``w`` is written inside a longer word, handle or name of before
+        ("marshmallow-3.13.0" in "marshmallow-3.13.0-0.editable-py3-none-any.whl")."""
+        if len(w) < _MIN_INNER:
+            return False
+        return any(w in v for v in self.vocab) or any(w in h.lower() for h in self.handles) \
+            or any(w in i for i in self.idents_lower)
+
     def _quoted(self, x: Arg) -> bool:
         """Whether every name and number inside code span or handle ``x`` is written
         somewhere in before."""
         if not x.words:
-            return x.label == "code" and not any(c.isalnum() for c in x.key)  # `)`
+            # `)`; `a/b`, `x + y`: one-letter variables name nothing a check could miss
+            runs = "".join(c if c.isalnum() else " " for c in x.key).split()
+            return x.label == "code" and all(len(r) == 1 for r in runs)
         return all(w in self.vocab or _numeral(w) in self.numerals for w in x.words)
 
     def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         m = x.magnitude
         if m is None or abs(m) <= 1:
             return None
-        if f"{m:g}" in self.numerals or round(m, 9) in self.magnitudes:
-            return None
+        if f"{abs(m):g}" in self.numerals or round(m, 9) in self.magnitudes:
+            return None  # a sign is written apart from its digits ("offset_mv": -3.2)
         if not x.unit and m == int(m) and 1900 <= m <= 2100:
             return None  # a year
         if any(same_quantity(q, x) or same_quantity(x, q) for q in self.quantities):
