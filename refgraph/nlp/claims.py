@@ -735,7 +735,8 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
             if i > 0 and lowers[i - 1] in preps:
                 continue  # "gratitude for Sam": an object of a preposition
             if low in subjects or (words[i][:1].isupper() and low not in dets
-                                   and low not in _words("discourse_words")):
+                                   and low not in _words("discourse_words")
+                                   and low not in _words("auxiliaries")):  # "Do not ..."
                 c.subject = low
                 break
         first = next((i for i in toks if v.flags(i) & ALPHA), toks[0])  # past "- ", "1."

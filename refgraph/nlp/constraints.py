@@ -69,6 +69,13 @@ def _negation_words() -> frozenset[str]:
 
 
 @cache
+def _needs_addressee() -> frozenset[str]:
+    """Cues that make a rule only after "you" (``constraints.json``)."""
+    words: list[str] = load_json("lexicon", "constraints.json")["needs_addressee"]
+    return frozenset(words)
+
+
+@cache
 def _imperative_only() -> frozenset[str]:
     """Cues that make a rule only where they open a clause (``constraints.json``)."""
     words: list[str] = load_json("lexicon", "constraints.json")["imperative_only"]
@@ -128,6 +135,8 @@ class ConstraintTagger:
                     continue  # the negation component dropped it: "no worries", "never mind"
             if cue in _imperative_only() and not _clause_start(v, lo, start):
                 continue
+            if cue in _needs_addressee() and not (start > lo and v.low(start - 1) == "you"):
+                continue  # "Can't wait to see it!": the speaker's, no rule
             if kind.endswith("_weak"):
                 base = kind[: -len("_weak")]
                 if base == "prohibition" and cue == "no" and _clause_start(v, lo, start):

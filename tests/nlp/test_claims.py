@@ -101,3 +101,21 @@ def test_signature_keys_a_quantity_by_unit_not_value(mode: str) -> None:
     b = _one("The timeout is 45 seconds.", mode)
     assert a.signature == b.signature
     assert a.signature != _one("The timeout is 30 MB.", mode).signature
+
+
+def test_what_asserts_nothing_and_what_forbids_nothing(mode: str) -> None:
+    (ask,) = [c for c in _claims("Let's run the script to see if we can reproduce the bug.",
+                                  mode) if "reproduce" in c.text]
+    assert not ask.asserted  # an embedded question asks
+    assert _one("Close the ticket.", mode).force == ""  # folds to "not open", forbids nothing
+    over = _one("We may fail over to us-east-2.", mode)
+    assert not over.negative  # "fail over" moves to a standby; it does not fail
+    assert _one("Can't wait to see the new office!", mode).force == ""
+    assert _one("You cannot delete the bucket.", mode).force == "prohibition"
+    assert _one("The assistant suspects cold caches.", mode).strength < 1.0
+
+
+def test_a_greeting_is_no_part_of_a_name(mode: str) -> None:
+    G = build_graph("Hey Sam, good to see you. Alright Sam, let's go.", mode=mode)  # type: ignore[arg-type]
+    keys = {d["key"] for _, d in G.nodes(data=True) if d["kind"] == NodeKind.MENTION.value}
+    assert keys == {"sam"}
