@@ -272,22 +272,24 @@ def _externalized(f: Finding, moved: tuple[tuple[int, int], ...]) -> bool:
 
 
 def _one_per_cause(findings: list[Finding]) -> list[Finding]:
-    """Keep the most specific finding where findings cite overlapping spans."""
+    """Keep the most specific finding where findings cite overlapping spans. A finding is
+    masked only by a more specific one at least as sure: a weak guess of one code must not
+    hide a proven finding of another (and what is kept does not depend on the threshold)."""
     rank = {c: k for k, c in enumerate(SPECIFICITY)}
     order = sorted(range(len(findings)),
                    key=lambda k: (rank.get(findings[k].code, len(rank)), k))
     kept: list[int] = []
-    claimed: list[tuple[str, int, int, str]] = []
+    claimed: list[tuple[str, int, int, str, float]] = []
     for k in order:
         f = findings[k]
         if f.code not in INDEPENDENT and any(
                 side == e.side and code != f.code and s < max(e.end, e.start + 1)
-                and e.start < max(t, s + 1)
-                for e in f.evidence for side, s, t, code in claimed):
+                and e.start < max(t, s + 1) and conf >= f.confidence
+                for e in f.evidence for side, s, t, code, conf in claimed):
             continue
         kept.append(k)
         if f.code not in INDEPENDENT:
-            claimed.extend((e.side, e.start, e.end, f.code) for e in f.evidence)
+            claimed.extend((e.side, e.start, e.end, f.code, f.confidence) for e in f.evidence)
     return [findings[k] for k in sorted(kept)]
 
 

@@ -567,6 +567,13 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset(),
             cut = skip
             if not cut and doc is not None and rest and doc[rest[0]].pos_ == "ADJ":
                 continue  # "feel free to rerun it", "seems fine": a copula, not a frame
+            first = rest[cut] if cut < len(rest) else -1
+            if first >= 0 and not cut and lowers[first] != "to" and not (
+                    lowers[first] in _words("determiners") or
+                    lowers[first] in _words("subject_pronouns") or
+                    v.words[first][:1].isupper() or v.flags(first) & NUM):
+                continue  # "suspects cold caches": an object, no clause of its own (one
+                # with no "that" opens with its subject: "thinks the cache is stale")
         inner = _Clause(rest[cut:])
         _predicate(v, inner, atomic, doc)
         if inner.pred < 0 or len(inner.tokens) < 2:
@@ -609,6 +616,9 @@ def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
         return True
     if prev in _words("subject_pronouns") or (pos and words[toks[pos - 1]][:1].isupper()):
         return True
+    if pos >= 2 and lowers[toks[pos - 2]] in _words("determiners") and \
+            v.flags(toks[pos - 1]) & ALPHA and approx_lemma(low) != low:
+        return True  # "the user thinks", "the team suspects": after its noun phrase
     return approx_lemma(low) != low and not low.endswith("s")
 
 
@@ -734,9 +744,10 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
                 continue  # "for Sam's support": a possessor, not who acts
             if i > 0 and lowers[i - 1] in preps:
                 continue  # "gratitude for Sam": an object of a preposition
-            if low in subjects or (words[i][:1].isupper() and low not in dets
-                                   and low not in _words("discourse_words")
-                                   and low not in _words("auxiliaries")):  # "Do not ..."
+            if low in subjects or low in _words("role_nouns") or (
+                    words[i][:1].isupper() and low not in dets
+                    and low not in _words("discourse_words")
+                    and low not in _words("auxiliaries")):  # "Do not ...": no subject
                 c.subject = low
                 break
         first = next((i for i in toks if v.flags(i) & ALPHA), toks[0])  # past "- ", "1."

@@ -31,7 +31,9 @@ def negative_finding(c: Claim) -> bool:
         return False  # "0B" alone on a progress line: a zero about nothing named
     if c.source.startswith("tool") or c.block_kind in _RESULT_BLOCKS:
         return True
-    return c.finding and not c.source.startswith("speaker:")
+    # "Priya confirmed the export is not affected": a person's report in conversation, not
+    # a check's result
+    return c.finding and not c.source.startswith("speaker:") and c.frame != "report"
 
 
 class PrunedNegativeResult(Rule):

@@ -140,8 +140,13 @@ class UnrecoverablePrune(Rule):
                            "mentions its subject")
             # graded by how much of it is gone: a summary that keeps most of a long output
             # and drops its detail ("LSB", "GNU") is weak evidence of a loss
-            share = len(lost) / max(1, len(facts) + len(quantities))
+            total = len(dict.fromkeys([x.text for x in facts] + [q.text for q in quantities]))
+            share = len(lost) / max(1, total)
             conf = (0.55 if mostly else 0.5 + 0.3 * min(1.0, share)) if dependents else 0.5
+            if total - len(lost) >= 2:
+                # after restates part of it: it was summarized, and a summary drops detail
+                # ("LSB", "GNU" of a `file` output); that a needed part is gone is not proven
+                conf = min(conf, 0.58)
             yield self.finding(message, *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
 

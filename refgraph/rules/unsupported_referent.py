@@ -133,6 +133,9 @@ class _Support:
             if x.label == "ref" and _numeral(x.key.lstrip("#").split("-")[-1].split()[-1]) \
                     in self.numerals and x.key.lstrip("#").isdigit():
                 return None  # "#1867" where before says 1867
+            runs = "".join(ch if ch.isalnum() else " " for ch in x.key).split()
+            if runs and all(len(r) == 1 for r in runs):
+                return None  # "c_i", "n_i": notation, one-letter names of nothing to miss
             if x.label == "code" and x.key.isalpha() and x.key.islower():
                 return "an identifier", 0.55  # `submit`: a plain word in backticks
             if x.label == "kebab":
