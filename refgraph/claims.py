@@ -51,6 +51,7 @@ class Arg:
     magnitude_high: float | None = None
     counted: bool = False  # quantities: a count of things ("5 rows"), not a measurement
     noun: str = ""  # unitless quantities: the plural noun counted ("63,250,000 calls": call)
+    total: float | None = None  # quantities: the total of a count ("58/120": 120)
     plural: bool = False  # mentions: several at once ("the replicas")
     resolved: bool = True  # deictics: whether the graph found what it points at
     cited: bool = False  # handles: it names the source of what the claim says
@@ -308,6 +309,7 @@ def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
                        base_magnitude=float(d.get("base_magnitude", d.get("magnitude", 0.0))),
                        base_unit=str(d.get("base_unit", "")), bound=str(d.get("bound", "=")),
                        magnitude_high=float(high) if high is not None else None,
-                       counted=bool(d.get("counted", False)), noun=str(d.get("noun", "")))
+                       counted=bool(d.get("counted", False)), noun=str(d.get("noun", "")),
+                       total=float(d["total"]) if "total" in d else None)
     return replace(base, key=str(d.get("head", d.get("text", ""))).lower(),
                    resolved=bool(d.get("resolved", True)))

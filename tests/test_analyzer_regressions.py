@@ -239,3 +239,33 @@ def test_negative_quantifier_keeps_the_negation(az: refgraph.Analyzer, after: st
     # "little", "few", "hardly" negate as "not much" does.
     before = "The flight lands at 19:45, so there is not much slack. Tests passed."
     assert az.analyze(before, after).codes == codes
+
+
+def test_a_range_of_call_ids_keeps_every_call_in_it(az: refgraph.Analyzer) -> None:
+    before = ("tool[call_2]: orders_eu has 1,402 rows\n"
+              "tool[call_3]: orders_us has 877 rows\n"
+              "tool[call_4]: orders_ap has 95 rows")
+    kept = "Row counts (call_2–call_4): orders_eu, orders_us and orders_ap are filled."
+    assert az.analyze(before, kept, intent="summarize").codes == []
+    assert "RG501" in az.analyze(before, kept.replace(" (call_2–call_4)", ""),
+                                 intent="summarize").codes
+
+
+def test_unless_is_if_not(mode: str) -> None:
+    before = "The contract renews for a year unless we give written notice 60 days ahead."
+    after = "The contract renews for a year if no written notice is given 60 days ahead."
+    assert refgraph.Analyzer(mode).analyze(before, after, intent="summarize").codes == []
+
+
+def test_a_count_of_a_total_is_another_measure(az: refgraph.Analyzer) -> None:
+    before = "Audit: 58 of 120 credits done.\n\nElectives: 18 credits."
+    assert az.analyze(before, "Audit: 58/120 credits. Electives: 18 credits.",
+                      intent="summarize").codes == []
+
+
+def test_a_weak_guess_does_not_hide_a_proven_finding(az: refgraph.Analyzer) -> None:
+    # An RG302 guess below the threshold cited the same after claim as this RG105.
+    before = ("assistant: I think the spike was probably caused by a bad batch in web-0193.\n"
+              "user: Clip and restart.")
+    after = "- the user thinks a bad batch in web-0193 probably caused the spike."
+    assert az.analyze(before, after, intent="summarize").codes == ["RG105"]

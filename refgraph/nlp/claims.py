@@ -379,7 +379,8 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
                                                or lowers[k + 1] in _VERB_OPENERS
                                                or lowers[k + 1] in negatives
                                                or words[k + 1][:1].isupper()
-                                               or _counted_verb(v, k + 1, e)))):
+                                               or _counted_verb(v, k + 1, e)
+                                               or _second_past_verb(v, last, k)))):
             cut = True  # "209 passed and 3 were skipped": a number, then its verb
         elif prev == "," and _base_verb(v, k) and not any(
                 _verbal(v, i) or lowers[i] in _words("auxiliaries") or
@@ -600,6 +601,17 @@ def _predicate(v: DocView, c: _Clause, atomic: frozenset[int], doc: Doc | None) 
                      and ch.i in set(c.tokens)), None)
         if subj is not None:
             c.subject = subj.lower_
+
+
+def _second_past_verb(v: DocView, last: int, k: int) -> bool:
+    """Whether "and" at token ``k`` joins a second past-tense verb to a clause that has one
+    ("searched 11 documents and matched none"): two verb phrases, two claims."""
+    nxt = k + 1
+    if nxt >= len(v.lowers) or not v.lowers[nxt].endswith("ed") or \
+            key(approx_lemma(v.lowers[nxt])) not in verb_keys():
+        return False
+    return any(v.lowers[i].endswith("ed") and key(approx_lemma(v.lowers[i])) in verb_keys()
+               for i in range(last, k))
 
 
 def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
@@ -1142,7 +1154,17 @@ class _Builder:
             kind, a = r[0], r[3]
             if kind == NodeKind.CONDITIONAL.value:
                 ante = claim_at(int(a["antecedent_start"]))
-                cons = claim_at(int(a["consequent_start"]))
+                # the consequent's claim next to the antecedent: "The system lets you
+                # request it, but it is dropped if you lack standing" conditions the drop
+                after_it = int(a["antecedent_start"]) > int(a["consequent_start"])
+                cons = claim_at(int(a["consequent_end"]) - 1 if after_it
+                                else int(a["consequent_start"]))
+                if cons is None:
+                    # "Felix thinks it will count once evaluated": the frame emits no claim;
+                    # the consequent is the claim inside its span
+                    lo, hi = int(a["consequent_start"]), int(a["consequent_end"])
+                    cons = next((sp for sp in spans if sp is not None and lo <= sp[0] < hi
+                                 and sp != ante), None)
                 if ante is None or cons is None or ante == cons:
                     continue
                 links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],

@@ -162,6 +162,25 @@ class _Taken:
         self.ends.insert(k, e)
 
 
+_RANGE = re.compile(r"\s*(?:[-–—]|\.\.|to|through)\s*([A-Za-z]+_)?(\d+)\b")
+
+
+def _range_end(text: str, e: int, value: str) -> str:
+    """The last id of a range of tool-call ids that starts with ``value`` at ``text[:e]``
+    ("call_2–call_8", "call_2-8"), or ""."""
+    head = value.rstrip("0123456789")
+    if head == value or not head.endswith("_"):
+        return ""
+    m = _RANGE.match(text, e)
+    if m is None or (m.group(1) and m.group(1) != head):
+        return ""
+    first, last = int(value[len(head):]), int(m.group(2))
+    return f"{head}{last}" if first < last <= first + _MAX_RANGE else ""
+
+
+_MAX_RANGE = 200  # ids a range may span: a typo's "call_2-2000" covers nothing
+
+
 class IdentifierExtractor:
     """spaCy component: see the module docstring."""
 
@@ -191,6 +210,10 @@ class IdentifierExtractor:
                                             "words": _words_of(value)}
                 if _cites(text, s, e, pat.kind):
                     attrs["cited"] = True
+                if pat.kind == "tool_call":
+                    last = _range_end(text, e, value)
+                    if last:
+                        attrs["through"] = last  # "call_2–call_8": the calls between too
                 add_attrs(doc, HANDLE_KEY, NodeKind.HANDLE, s, e, attrs, pat.kind.upper())
         for pat in idents:
             for m in scan.matches(pat):

@@ -82,8 +82,12 @@ class ChangedQuantity(Rule):
                 # payouts and four lines unmatched" / "22 payouts vs 24 lines")
             if not q.base_unit and not q.noun and not (p.same_predicate and p.coverage >= 0.6):
                 continue  # a bare number is matched only inside the same statement
+            # "Audit: 58/120 credits" (a count of a total) is another measure than "18
+            # credits", unless a predicate says what both count ("209 passed" / "208/212
+            # passed")
             cands = [x for x in a.args_of("quantity") if x.base_unit == q.base_unit
-                     and x.noun == q.noun and x.base_magnitude is not None]
+                     and x.noun == q.noun and x.base_magnitude is not None
+                     and (p.same_predicate or (x.total is None) == (q.total is None))]
             # The after quantity that stands for q: one of its dimension that states none of
             # the before claim's other quantities.
             cands = [x for x in cands if not any(_states(y, x) for y in others)]
@@ -155,11 +159,16 @@ def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
 
 
 def _stated_elsewhere(ctx: Context, b: Claim, a: Claim, x: Arg) -> bool:
-    """Whether another before claim states ``x``: then ``x`` may be that claim's number,
-    kept, not ``b``'s changed ("22 payouts" is what "pulled 22 payouts" said, not a changed
-    "two payouts ... unmatched")."""
-    return any(y.id != b.id and any(_states(q, x) for q in y.args_of("quantity"))
-               for y in ctx.before.claims.with_feature(x.feature))
+    """Whether before states ``x`` outside ``b``: then ``x`` may be that number, kept, not
+    ``b``'s changed ("22 payouts" is what "pulled 22 payouts" said, not a changed "two
+    payouts ... unmatched"; a file view's "(32 lines total)" in a listing's header)."""
+    own = {q.node for q in b.args_of("quantity")}
+    memo = ctx.before.memo.get("quantity_args")
+    if memo is None:
+        memo = ctx.before.memo["quantity_args"] = [
+            arg_of_node(n, ctx.before.d(n)) for n in ctx.before.nodes_of("quantity")]
+    assert isinstance(memo, list)
+    return any(q.node not in own and _states(q, x) for q in memo)
 
 
 def same_value(q: Arg, x: Arg) -> bool:

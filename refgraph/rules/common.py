@@ -216,12 +216,22 @@ def handles_of(side: Side) -> set[str]:
         if d.get("turn_id"):
             out.add(str(d["turn_id"]))
     for nid in side.nodes_of(NodeKind.HANDLE.value):
-        out.add(str(side.d(nid)["value"]))
+        d = side.d(nid)
+        out.add(str(d["value"]))
+        if d.get("through"):  # "call_2–call_8" names the calls between
+            out.update(_id_range(str(d["value"]), str(d["through"])))
     for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
         d = side.d(nid)
         out.add(str(d["name"]))  # `find_file "fields.py" src` re-runs the search
         out.update(str(d.get("words", "")).split())
     return out
+
+
+def _id_range(first: str, last: str) -> list[str]:
+    """``call_3`` ... ``call_7`` for ``call_2`` through ``call_8`` (the front end bounds it)."""
+    head = first.rstrip("0123456789")
+    lo, hi = int(first[len(head):]), int(last[len(head):])
+    return [f"{head}{n}" for n in range(lo + 1, hi)]
 
 
 def any_handle(handles: set[str], after: set[str]) -> bool:

@@ -10,6 +10,7 @@ from .base import Example, Rule
 from .common import claim_ev, pairs, short, sources
 from .context import Context
 
+_RESTATED = 0.7  # how closely a claim after the moved conclusion must restate the premise
 _LINKED = 0.35  # how well each end of a causal link must be restated to count
 
 
@@ -95,7 +96,10 @@ def _ahead(ctx: Context, of_concl: dict[str, float], of_prem: dict[str, float],
         if not all(after.by_id[x].end <= concl.start for x in concl.premises if x in after.by_id):
             continue  # only a connective that looks back ("Therefore, ...") rests on the
             # wrong claim when the conclusion is moved ahead
-        later = [after.by_id[x] for x in of_prem if after.by_id[x].start > concl.end]
+        # the premise, said again after it: a close restatement, not a claim that shares a
+        # word with it ("after 30 min under that limit" for "gusts exceeded that limit")
+        later = [after.by_id[x] for x in of_prem if after.by_id[x].start > concl.end
+                 and of_prem[x] >= _RESTATED]
         if not later:
             continue
         prem = later[0]

@@ -61,6 +61,12 @@ class InvertedPolarity(Rule):
                     continue  # "we should run the file" / "we never ran it": other acts
                 if (a.frame == "volition") != (b.frame == "volition"):
                     continue  # "plans to see a doctor" / "hasn't seen one": a plan, no fact
+                if _ante_kind(ctx.before.claims.by_id, b) == "unless" != \
+                        _ante_kind(ctx.after.claims.by_id, a):
+                    continue  # "unless we give notice" = "if no notice is given"
+                if a.qualified != b.qualified and (b.conditions or a.conditions):
+                    continue  # "dropped if you lack senior standing" said as "dropped
+                    # without senior standing": the condition, restated as a part
                 if _flipped(b, a, p.coverage) and not _restated(b, a) and _comparable(b, a) \
                         and not explained_elsewhere(ctx, b, a, _same_polarity):
                     said = "denies" if a.negative else "asserts"
@@ -100,6 +106,15 @@ def _about(ctx: Context, b: Claim, a: Claim) -> bool:
     pa = ctx.after.claims.claims[a.index - 1]
     return pb.block == b.block and pa.block == a.block and any(
         x.id == pa.id and q.score >= _NEIGHBOUR for x, q in pairs(ctx, pb))
+
+
+def _ante_kind(by_id: dict[str, Claim], c: Claim) -> str:
+    """The kind of condition ``c`` is the antecedent of ("unless", "if", ...), or ""."""
+    for cons in c.conditioned:
+        for ante, _, kind in by_id[cons].conditions if cons in by_id else ():
+            if ante == c.id:
+                return kind
+    return ""
 
 
 def _directive(c: Claim) -> bool:

@@ -72,7 +72,8 @@ class MergedEntity(Rule):
             if b.heading:
                 continue  # "## Plan (draft 1)", "## Plan (draft 2)": sections, not things
             for m in b.args_of("mention"):
-                if _qualifiers(m.key) and m.label not in _NUMERIC:
+                if _qualifiers(m.key) and m.label not in _NUMERIC and not m.plural:
+                    # "Two Dans on site" names the group, not one of the two
                     by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))
         after_words = _after_words(ctx)
         reported: set[str] = set()

@@ -25,6 +25,7 @@ from .common import (
 )
 from .context import Context, Side
 
+_CODE_CHARS = frozenset('("=*')  # a mention holding these is a fragment of code, no name
 _RESTATED = 0.5  # share of a tool result's claims after must restate for nothing to be lost
 _SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
 
@@ -108,9 +109,11 @@ class UnrecoverablePrune(Rule):
             # What the result said: its names and numbers. The handles it was fetched by are
             # how to get it back, not what it said; a common noun ("refund id", "the following
             # issue") is how it said it, not a name; a JSON key is a field, not a fact.
+            # A call it echoes (`calc("68450 + 5290")`) is how it was asked, not what it said.
             facts = [x for c in claims for x in c.args
-                     if (x.kind == "identifier" and not x.defines) or (
-                         x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key)))]
+                     if (x.kind == "identifier" and not x.defines and x.label != "call") or (
+                         x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key))
+                         and not any(ch in _CODE_CHARS for ch in x.key))]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
             # Bare numbers ("-> 201", an exit code) are codes more often than facts; a

@@ -107,6 +107,8 @@ class _Support:
             d = side.d(bid)
             self.numerals.update(str(d.get("numerals", "")).split())
             self.vocab.update(str(d.get("words", "")).split())
+        # "crypto__katy", "llm_ctf_dataset": the parts of a snake name are words too
+        self.vocab.update(p for w in list(self.vocab) if "_" in w for p in w.split("_") if p)
         self.counts = _counts(side, claims)
         # the letter parts of before's codes ("db" of "db-7"): a code of the same family
         # with another number is a changed name, not a shorthand
@@ -221,7 +223,8 @@ class _Support:
             # "db-9" where before has db-7; "marshmallow-3.13.0" names before's
             # "marshmallow-3" more precisely
             return "a name", 0.65
-        parts = [p for p in "".join(c if c.isalnum() else " " for c in w).split()]
+        parts = [p for p in "".join(c if c.isalnum() else " " for c in w).split()
+                 if len(p) > 1]  # "d|o9yx?": a letter alone is no word of before's
         if len(parts) > 1 and all(p in self.vocab or p in self.words or
                                   _numeral(p) in self.numerals for p in parts):
             return None  # "sloria1@gmail.com" where before's words are its parts
