@@ -60,6 +60,8 @@ COMPILED: tuple[str, ...] = (
     "refgraph.nlp.references",
     "refgraph.nlp.causal",
     "refgraph.nlp.modality",
+    "refgraph.nlp.lemmas",
+    "refgraph.nlp.claims",
 )
 
 COMPILED_STATE = "compiled with mypyc"

@@ -58,9 +58,19 @@ MAX_ARGS = 32
 
 _CLAIM = NodeKind.CLAIM.value
 _CONSTRAINT = NodeKind.CONSTRAINT.value
-_ARG_KINDS = frozenset({NodeKind.MENTION.value, NodeKind.IDENTIFIER.value,
-                        NodeKind.HANDLE.value, NodeKind.QUANTITY.value,
-                        NodeKind.DEICTIC.value})
+# plain strings: an enum's .value is a descriptor call in the hot loops
+_CAUSAL = NodeKind.CAUSAL.value
+_CONDITIONAL = NodeKind.CONDITIONAL.value
+_DEICTIC = NodeKind.DEICTIC.value
+_HANDLE = NodeKind.HANDLE.value
+_HEDGE = NodeKind.HEDGE.value
+_IDENTIFIER = NodeKind.IDENTIFIER.value
+_MENTION = NodeKind.MENTION.value
+_NEGATION = NodeKind.NEGATION.value
+_QUANTITY = NodeKind.QUANTITY.value
+_ARG_KINDS = frozenset({_MENTION, _IDENTIFIER,
+                        _HANDLE, _QUANTITY,
+                        _DEICTIC})
 _HARD = frozenset({";", "—", "–", "--"})
 _OPEN = frozenset({"(", "["})
 _CLOSE = frozenset({")", "]"})
@@ -250,7 +260,7 @@ def _after_label(v: DocView) -> int:
 def _atomic(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
     """Tokens inside identifiers and handles (`terraform apply`, src/fields.py): a name is
     an argument, never a clause or a predicate of its own."""
-    kinds = (NodeKind.IDENTIFIER.value, NodeKind.HANDLE.value)
+    kinds = (_IDENTIFIER, _HANDLE)
     out: set[int] = set()
     for r in recs:
         if r[0] in kinds and r[2] > r[1]:
@@ -261,10 +271,10 @@ def _atomic(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
 def _opener_starts(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
     """Tokens where a conditional or causal record starts (for _IF_RECORDED), and where a
     hedge follows a comma (", probably by mistake" qualifies an aside, not the clause)."""
-    kinds = (NodeKind.CONDITIONAL.value, NodeKind.CAUSAL.value)
+    kinds = (_CONDITIONAL, _CAUSAL)
     out = {v.token_at(r[1]) for r in recs if r[0] in kinds}
     for r in recs:
-        if r[0] == NodeKind.HEDGE.value:
+        if r[0] == _HEDGE:
             i = v.token_at(r[1])
             if i > 0 and v.words[i - 1] == ",":
                 out.add(-i - 1)  # marked apart from the openers: a cut before the hedge
@@ -808,7 +818,7 @@ class _Builder:
             for i in c.tokens:
                 self.owner[i] = ci
         self.spans: list[tuple[int, int] | None] = [None] * len(clauses)
-        self.connectives = {i for r in recs if r[0] == NodeKind.CAUSAL.value
+        self.connectives = {i for r in recs if r[0] == _CAUSAL
                             for i in range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1)}
 
     def clause_at(self, char: int) -> int:
@@ -852,8 +862,8 @@ class _Builder:
             pred_word = v.low(c.pred) if c.pred >= 0 else ""
             base_word = pred_word
             negated_by: list[list[Any]] = []
-            bounds = [(q[1], q[2]) for q in got.get(NodeKind.QUANTITY.value, ())]
-            for r in got.get(NodeKind.NEGATION.value, ()):
+            bounds = [(q[1], q[2]) for q in got.get(_QUANTITY, ())]
+            for r in got.get(_NEGATION, ()):
                 a = r[3]
                 if any(qs <= r[1] and r[2] <= qe for qs, qe in bounds):
                     continue  # "no more than 50": the quantity's bound says it
@@ -885,7 +895,7 @@ class _Builder:
                     break
             level = c.pred >= 0 and key(self._lemma(c.pred)) in _key_set("levels")
             zero = False
-            for r in got.get(NodeKind.QUANTITY.value, ()):
+            for r in got.get(_QUANTITY, ()):
                 a = r[3]
                 if a.get("magnitude") == 0 and a.get("bound") == "=" and (
                         "unit" in a or "noun" in a or level or (
@@ -909,8 +919,8 @@ class _Builder:
             c.was_negative = negative
             qualified = qualified_here or any(
                 r[3].get("cue") in _SKIPPED_CUES or r[3].get("cue_kind") == "exception"
-                for r in got.get(NodeKind.NEGATION.value, ()))
-            hedges = got.get(NodeKind.HEDGE.value, [])
+                for r in got.get(_NEGATION, ()))
+            hedges = got.get(_HEDGE, [])
             strength, modality, force = 1.0, "", ""
             necessity_at = -1
             counterfactual = False
@@ -956,7 +966,7 @@ class _Builder:
                 # "we cannot say an effect is excluded", "I don't think it fits": a denied
                 # frame leaves its clause open, neither asserted nor denied
                 strength, modality = 0.5, "evidential"
-            constraints = got.get(NodeKind.CONSTRAINT.value, [])
+            constraints = got.get(_CONSTRAINT, [])
             for r in constraints:
                 kind = r[3].get("constraint_kind")
                 if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred and \
@@ -979,7 +989,7 @@ class _Builder:
             args = [r for kind in _ARG_KINDS for r in got.get(kind, ())]
             args.sort(key=lambda r: (r[1], r[2]))
             args = args[:MAX_ARGS]
-            own_subjects = [r for r in args if r[0] != NodeKind.QUANTITY.value and
+            own_subjects = [r for r in args if r[0] != _QUANTITY and
                             self._role(r, c) == "subj"]
             c.subject_args = own_subjects
             inherited: list[list[Any]] = []
@@ -999,7 +1009,7 @@ class _Builder:
             c.hedged = (strength, modality)
             # A quantity is an argument, not content words: "30 minutes" and "10 min" must
             # not make two claims about the same wait look unalike.
-            for r in got.get(NodeKind.QUANTITY.value, ()):
+            for r in got.get(_QUANTITY, ()):
                 cue_toks.update(range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1))
             terms = self._terms(toks, cue_toks | self.atomic, c.pred, pkey)
             if not terms and not args and not negs:
@@ -1086,7 +1096,7 @@ class _Builder:
         v = self.v
         head_char = v.starts[c.head] if c.head >= 0 else -1
         for r in args:
-            if r[0] in (NodeKind.MENTION.value, NodeKind.IDENTIFIER.value) and (
+            if r[0] in (_MENTION, _IDENTIFIER) and (
                     head_char < 0 or r[1] < head_char) and self._role(r, c) == "subj":
                 a = r[3]
                 return str(a.get("key", a.get("name", "")))
@@ -1152,7 +1162,7 @@ class _Builder:
 
         for r in self.recs:
             kind, a = r[0], r[3]
-            if kind == NodeKind.CONDITIONAL.value:
+            if kind == _CONDITIONAL:
                 ante = claim_at(int(a["antecedent_start"]))
                 # the consequent's claim next to the antecedent: "The system lets you
                 # request it, but it is dropped if you lack standing" conditions the drop
@@ -1169,7 +1179,7 @@ class _Builder:
                     continue
                 links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],
                               {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}))
-            elif kind == NodeKind.CAUSAL.value:
+            elif kind == _CAUSAL:
                 concl = claim_at(int(a["conclusion_start"]))
                 if concl is None:
                     continue
@@ -1296,13 +1306,13 @@ def _signature(cls: str, args: list[list[Any]]) -> str:
     keys: set[str] = set()
     for r in args:
         kind, a = r[0], r[3]
-        if kind == NodeKind.MENTION.value:
+        if kind == _MENTION:
             keys.add(f"e:{a.get('key', '')}")
-        elif kind == NodeKind.IDENTIFIER.value:
+        elif kind == _IDENTIFIER:
             keys.add(f"i:{a.get('name', '')}")
-        elif kind == NodeKind.HANDLE.value:
+        elif kind == _HANDLE:
             keys.add(f"h:{a.get('value', '')}")
-        elif kind == NodeKind.QUANTITY.value:
+        elif kind == _QUANTITY:
             keys.add(f"q:{a.get('base_unit', '#')}")
     return "|".join([cls, *sorted(keys)])
 
