@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from . import __version__, native
-from .analyze import Analyzer, analyze, lint
+from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze, lint
 from .buffer import ContextBuffer
 from .errors import InputError, RefgraphError, RewriteRejected
 from .gate import Gate, GateRejected
@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("before", help="the context before the rewrite (file, or - for stdin)")
     c.add_argument("after", help="the context after the rewrite (file, or - for stdin)")
     c.add_argument("--intent", choices=INTENTS, default="rewrite")
+    c.add_argument("--min-confidence", metavar="C", type=_confidence, default=None,
+                   help="report findings this sure or surer (0-1; default: the analyzer's, "
+                        f"{DEFAULT_MIN_CONFIDENCE})")
     c.add_argument("--declared-span", metavar="START:END", type=_span,
                    help="character range of BEFORE the rewrite claimed to touch")
     c.add_argument("--png", metavar="FILE", help="also write the graph-diff figure as PNG")
@@ -89,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     ap_.add_argument("--intent", choices=INTENTS, default="rewrite",
                      help="what the patch claims to do (with --check)")
     ap_.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
+    ap_.add_argument("--min-confidence", metavar="C", type=_confidence, default=None,
+                     help="with --check: refuse on findings this sure or surer (0-1)")
 
     d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
@@ -101,6 +106,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--select", metavar="CODES", help="only these codes or prefixes (RG2,RG301)")
     p.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
+
+
+def _confidence(value: str) -> float:
+    try:
+        c = float(value)
+    except ValueError:
+        c = -1.0
+    if not 0.0 <= c <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {value!r}")
+    return c
 
 
 def _span(value: str) -> tuple[int, int]:
@@ -149,7 +164,8 @@ def _apply(args: argparse.Namespace) -> int:
         print(f"refgraph: rejected: {exc}", file=sys.stderr)
         return 1
     if args.check:
-        report = analyze(live, result, intent=args.intent, mode=args.mode)
+        report = analyze(live, result, intent=args.intent, mode=args.mode,
+                         min_confidence=args.min_confidence)
         if report.verdict in ("reject", "refuse"):
             # The findings go to stderr: stdout is reserved for the merged text.
             sys.stderr.write(report.format_text(before_name=args.live, after_name="result")
@@ -213,7 +229,8 @@ def _check(args: argparse.Namespace) -> int:
         _check_writable(flag, path)
     before, after = read_text(args.before), read_text(args.after)
     report = analyze(before, after, intent=args.intent, mode=args.mode,
-                     declared_span=args.declared_span, select=args.select, ignore=args.ignore)
+                     declared_span=args.declared_span, select=args.select, ignore=args.ignore,
+                     min_confidence=args.min_confidence)
     _emit(report, args.format, args.before, args.after)
     for flag, path in outputs:
         _write_review(report, flag, path, args.before, args.after)

@@ -119,3 +119,23 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.count("\n") == 1
     assert "invalid choice" in err
     assert err.startswith("refgraph: error:")
+
+
+def test_min_confidence_sets_what_the_verdict_weighs(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    before, after = tmp_path / "b.md", tmp_path / "a.md"
+    before.write_text("The request timeout is 30 seconds.\n", encoding="utf-8")
+    after.write_text("The request timeout is 30.\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(before), str(after), "--mode", "fast")
+    assert code == 1
+    assert "RG201" in out
+    code, out, _ = run(capsys, "check", str(before), str(after), "--mode", "fast",
+                       "--min-confidence", "0.99", "--format", "json")
+    assert code == 0
+    assert json.loads(out)["findings"] == []
+    with pytest.raises(SystemExit) as exc:
+        main(["check", str(before), str(after), "--min-confidence", "2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "from 0 to 1" in err
