@@ -55,13 +55,16 @@ class ChangedQuantity(Rule):
                 f"{q.text!r} became {x.text!r}: the value changed in a rewritten sentence",
                 arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
                 confidence=0.7, hint=f"Write {q.text!r} in after, not {x.text!r}.")
+        by_unit: dict[str, list[Arg]] = {}  # stating needs the same base unit
+        for x in after_qs:
+            by_unit.setdefault(x.base_unit, []).append(x)
         for b in ctx.before.claims.claims:
             qs = b.args_of("quantity")
             if not qs or not b.asserted:
                 continue
             for q in qs:
                 if q.base_magnitude is None or q.node in done or any(
-                        _states(q, x) for x in after_qs):
+                        _states(q, x) for x in by_unit.get(q.base_unit, ())):
                     continue
                 hit = self._changed(ctx, b.id, q)
                 if hit is not None:
@@ -114,6 +117,12 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
     them."""
     al = ctx.alignment
     before_qs = [arg_of_node(n, ctx.before.d(n)) for n in ctx.before.nodes_of("quantity")]
+    before_units: dict[str, list[Arg]] = {}
+    for q in before_qs:
+        before_units.setdefault(q.base_unit, []).append(q)
+    after_units: dict[str, list[Arg]] = {}
+    for x in after_qs:
+        after_units.setdefault(x.base_unit, []).append(x)
     by_unit_b: dict[int, list[Arg]] = {}
     for q in before_qs:
         i = ctx.before.unit_of.get(q.node)
@@ -130,8 +139,10 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
         # the blocks the sentence came from (a summary merges a bullet's sentences)
         blocks = {al.before[k].block for k in {i, *al.sources.get(j, ())}}
         gone = [q for k in sorted(by_unit_b) if al.before[k].block in blocks
-                for q in by_unit_b[k] if not any(_states(q, x) for x in after_qs)]
-        new = [x for x in by_unit_a[j] if not any(_states(q, x) for q in before_qs)]
+                for q in by_unit_b[k] if not any(_states(q, x)
+                                                 for x in after_units.get(q.base_unit, ()))]
+        new = [x for x in by_unit_a[j] if not any(_states(q, x)
+                                                  for q in before_units.get(x.base_unit, ()))]
         for unit in {q.base_unit for q in gone if q.base_unit}:
             g = [q for q in gone if q.base_unit == unit]
             n = [x for x in new if x.base_unit == unit]
