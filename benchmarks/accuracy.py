@@ -342,6 +342,23 @@ def _fmt(x: float) -> str:
     return "  -  " if x != x else f"{x:.3f}"
 
 
+SWEEP = (0.5, 0.6, 0.7, 0.8)  # thresholds of the per-code sweep (the full sweep is longer)
+
+
+def _print_code_sweep(by_mode: dict[str, list[dict[str, Any]]]) -> None:
+    """Precision / recall per code at each threshold of :data:`SWEEP`, per mode."""
+    for m, results in by_mode.items():
+        scores = {th: score(results, th)["per_code"] for th in SWEEP}
+        print(f"\n| {m}: code | " + " | ".join(f"P/R at {th}" for th in SWEEP) + " |")
+        print("|---|" + "---|" * len(SWEEP))
+        for code in PAIR_CODES:
+            if not any(scores[th][code]["support"] or scores[th][code]["fp"] for th in SWEEP):
+                continue
+            print(f"| {code} | " + " | ".join(
+                f"{_fmt(scores[th][code]['precision'])} / {_fmt(scores[th][code]['recall'])}"
+                for th in SWEEP) + " |")
+
+
 def print_labelled(name: str, by_mode: dict[str, list[dict[str, Any]]], t: float,
                    misses: bool) -> dict[str, Any]:
     modes = list(by_mode)
@@ -366,6 +383,7 @@ def print_labelled(name: str, by_mode: dict[str, list[dict[str, Any]]], t: float
             pc = scored[m]["per_code"][code]
             cells += [_fmt(pc["precision"]), _fmt(pc["recall"])]
         print(f"| {code} | " + " | ".join(cells) + f" | {s0['per_code'][code]['support']} |")
+    _print_code_sweep(by_mode)
     print("\n| threshold | " + " | ".join(f"{m} false alarms | {m} right code" for m in modes)
           + " |")
     print("|---|" + "---|---|" * len(modes))
