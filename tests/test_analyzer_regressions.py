@@ -269,3 +269,9 @@ def test_a_weak_guess_does_not_hide_a_proven_finding(az: refgraph.Analyzer) -> N
               "user: Clip and restart.")
     after = "- the user thinks a bad batch in web-0193 probably caused the spike."
     assert az.analyze(before, after, intent="summarize").codes == ["RG105"]
+
+
+def test_a_condition_folded_into_the_action_is_kept(az: refgraph.Analyzer) -> None:
+    before = "Always check the code after you issue an edit, to make sure it is right."
+    assert az.analyze(before, "Check the code after each edit.",
+                      intent="summarize").codes == []

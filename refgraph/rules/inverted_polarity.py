@@ -120,7 +120,8 @@ def _ante_kind(by_id: dict[str, Claim], c: Claim) -> str:
 def _directive(c: Claim) -> bool:
     """An order, a rule or advice ("do not call", "must run", "should run"), as against a
     statement; a waived duty ("is not required") states what is not required."""
-    return c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice")
+    return c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice",
+                                                  "permission")
 
 
 def _same_subject(b: Claim, a: Claim, score: float) -> bool:

@@ -117,6 +117,8 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             continue
         if kept(ctx, before[ante]) or any(_restricted(a) for a, _ in actions):
             continue
+        if any(_folded(before[ante], b, a) for a, _ in actions):
+            continue  # "check the code after each edit" keeps "after you issue an edit"
         a, cov = max(actions, key=lambda x: x[1])
         # An order or a rule losing its precondition is a lost constraint; a statement losing
         # its condition ("it goes to Marta" without "if the quote comes through") may be a
@@ -142,6 +144,14 @@ def _lost_precondition(ctx: Context, b: Claim) -> tuple[str, Claim] | None:
         if kind in _PRECONDITIONS and ante in before and not kept(ctx, before[ante]):
             return marker, before[ante]
     return None
+
+
+def _folded(ante: Claim, b: Claim, a: Claim) -> bool:
+    """Whether after claim ``a`` holds what condition ``ante`` of ``b`` is about (a content
+    word of the condition that ``b`` itself does not have): the condition folded into the
+    action's own words."""
+    own = {f for f in ante.features if f != ante.pred_key and not f.startswith(("d:", "q:"))}
+    return bool((own - b.features) & a.features)
 
 
 def _restricted(a: Claim) -> bool:
