@@ -38,3 +38,10 @@ def load_words(*parts: str) -> frozenset[str]:
         if line:
             words.add(line)
     return frozenset(words)
+
+
+@cache
+def load_word_list(file: str, key: str) -> frozenset[str]:
+    """The words stored as a list under ``key`` of the lexicon file ``file``
+    (``models/lexicon/<file>``): one concept's words, defined once, as data."""
+    return frozenset(str(w) for w in load_json("lexicon", file)[key])

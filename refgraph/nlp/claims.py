@@ -45,10 +45,10 @@ from spacy.tokens import Doc
 from ..blocks import SPEAKER_LABEL, TURN_LABEL
 from ..casing import lower
 from ..model import NodeKind, Scalar
-from ..resources import load_json
+from ..resources import load_json, load_word_list
 from .lemmas import approx_lemma, key, verb_keys
 from .records import add_attrs, ensure_group, raw_records
-from .text import clause_openers, stopwords
+from .text import clause_openers, grammar_words, stopwords
 from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_claims"
@@ -118,12 +118,12 @@ def _grammar() -> dict[str, Any]:
 
 @cache
 def _words(name: str) -> frozenset[str]:
-    return frozenset(str(w) for w in _grammar()[name])
+    return grammar_words(name)
 
 
 @cache
 def _negative_quantifiers() -> frozenset[str]:
-    return frozenset(load_json("lexicon", "negation.json")["negative_quantifiers"])
+    return load_word_list("negation.json", "negative_quantifiers")
 
 
 @cache
@@ -148,7 +148,7 @@ def _key_set(name: str) -> frozenset[str]:
 
 @cache
 def _phrasal() -> frozenset[str]:
-    return frozenset(str(w) for w in _lex()["phrasal"])
+    return load_word_list("predicates.json", "phrasal")
 
 
 @cache
@@ -488,20 +488,27 @@ def _clausal_parenthetical(v: DocView, k: int, e: int, atomic: frozenset[int]) -
     return False
 
 
+def _base_form(low: str) -> bool:
+    """A lexicon verb in its base form ("create", "run")."""
+    return approx_lemma(low) == low and key(low) in verb_keys()
+
+
+def _past_form(low: str) -> bool:
+    """A lexicon verb's -ed form ("searched", "matched")."""
+    return low.endswith("ed") and key(approx_lemma(low)) in verb_keys()
+
+
 def _base_verb(v: DocView, i: int) -> bool:
-    """A lexicon verb in its base form ("create", "run"), lower-case."""
-    low = v.lowers[i]
-    return bool(v.flags(i) & ALPHA) and v.words[i][:1].islower() and \
-        approx_lemma(low) == low and key(low) in verb_keys()
+    """A lexicon verb in its base form, written lower-case."""
+    return bool(v.flags(i) & ALPHA) and v.words[i][:1].islower() and _base_form(v.lowers[i])
 
 
 def _order_verb(v: DocView, i: int, e: int) -> bool:
     """A verb's base form followed by a determiner or a pronoun: "write a script", "run
     it"."""
-    low = v.lowers[i]
-    return bool(v.flags(i) & ALPHA) and approx_lemma(low) == low and key(low) in verb_keys() \
-        and i + 1 < e and (v.lowers[i + 1] in _words("determiners") or
-                           v.lowers[i + 1] in ("it", "them", "this", "that"))
+    return bool(v.flags(i) & ALPHA) and _base_form(v.lowers[i]) and i + 1 < e and (
+        v.lowers[i + 1] in _words("determiners") or
+        v.lowers[i + 1] in ("it", "them", "this", "that"))
 
 
 def _subject_then_verb(v: DocView, k: int, e: int, atomic: frozenset[int]) -> bool:
@@ -616,12 +623,8 @@ def _predicate(v: DocView, c: _Clause, atomic: frozenset[int], doc: Doc | None) 
 def _second_past_verb(v: DocView, last: int, k: int) -> bool:
     """Whether "and" at token ``k`` joins a second past-tense verb to a clause that has one
     ("searched 11 documents and matched none"): two verb phrases, two claims."""
-    nxt = k + 1
-    if nxt >= len(v.lowers) or not v.lowers[nxt].endswith("ed") or \
-            key(approx_lemma(v.lowers[nxt])) not in verb_keys():
-        return False
-    return any(v.lowers[i].endswith("ed") and key(approx_lemma(v.lowers[i])) in verb_keys()
-               for i in range(last, k))
+    return k + 1 < len(v.lowers) and _past_form(v.lowers[k + 1]) and any(
+        _past_form(v.lowers[i]) for i in range(last, k))
 
 
 def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
@@ -781,8 +784,7 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
 
 @cache
 def _denied_ability() -> frozenset[str]:
-    words: list[str] = load_json("lexicon", "modality.json")["denied_ability"]
-    return frozenset(words)
+    return load_word_list("modality.json", "denied_ability")
 
 
 @cache

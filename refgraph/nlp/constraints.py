@@ -16,7 +16,7 @@ from spacy.tokens import Doc
 
 from ..casing import lower
 from ..model import NodeKind, Scalar
-from ..resources import load_json
+from ..resources import load_json, load_word_list
 from .lexicon import longest_matches, phrase_matcher
 from .negation import value_no
 from .records import add_attrs, ensure_group, raw_records_of
@@ -71,15 +71,13 @@ def _negation_words() -> frozenset[str]:
 @cache
 def _needs_addressee() -> frozenset[str]:
     """Cues that make a rule only after "you" (``constraints.json``)."""
-    words: list[str] = load_json("lexicon", "constraints.json")["needs_addressee"]
-    return frozenset(words)
+    return load_word_list("constraints.json", "needs_addressee")
 
 
 @cache
 def _imperative_only() -> frozenset[str]:
     """Cues that make a rule only where they open a clause (``constraints.json``)."""
-    words: list[str] = load_json("lexicon", "constraints.json")["imperative_only"]
-    return frozenset(words)
+    return load_word_list("constraints.json", "imperative_only")
 
 
 @cache

@@ -30,7 +30,7 @@ from .text import (
     ascii_classes,
     class_table,
     common_verbs,
-    discourse_words,
+    grammar_words,
     looks_verbal,
     norm,
     stopwords,
@@ -194,7 +194,7 @@ class EntityTagger:
                     "NOUN", "PROPN"):
                 root = doc[root.i - 1]  # "shard A": the head is "shard", "A" names which one
             quals = [_w(t.text) for t in chunk if t.i != root.i and t.i not in blocked and
-                     t.lower_ not in discourse_words() and (
+                     t.lower_ not in grammar_words("discourse_words") and (
                 (t.dep_ in ("compound", "amod", "nmod", "nummod", "poss") and not t.is_stop)
                 or (t.i > root.i and _label_token(t.text))
                 # "Shard A primary replica": a capital label after a noun, whatever the parse
@@ -236,7 +236,7 @@ class EntityTagger:
             if ent.start > 0 and doc[ent.start - 1].text == "(":
                 continue
             first = ent.start
-            while first < ent.end - 1 and doc[first].lower_ in discourse_words():
+            while first < ent.end - 1 and doc[first].lower_ in grammar_words("discourse_words"):
                 first += 1  # "Alright Sam", "Hey Sam": a greeting is no part of the name
             paren, pend = _parenthetical(v, ent.end)
             self._emit(doc, v, first, pend if paren else ent.end,
@@ -321,7 +321,7 @@ class EntityTagger:
             if end > j:
                 return self._emit_chunk(doc, v, j, end, blocked)
         elif v.words[i][:1].isupper() and (v.flags(i) & ALPHA or _code_name(v.words[i])) \
-                and low not in stopwords() and low not in discourse_words() \
+                and low not in stopwords() and low not in grammar_words("discourse_words") \
                 and not looks_verbal(low) and (
                 not _opens_clause(v, i) or (i + 1 < n and v.tok(i + 1)[:1].isupper()
                                             and v.flags(i + 1) & ALPHA)

@@ -22,7 +22,7 @@ from spacy.tokens import Doc
 from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind
-from ..resources import load_json
+from ..resources import load_word_list
 from ..units import counted_units, lookup_unit, normalise, unit_words
 from .lemmas import approx_lemma
 from .numbers import (
@@ -664,7 +664,7 @@ _GLUED_SCALES = frozenset({"M", "B", "K", "k", "bn", "mn", "MM"})
 @cache
 def _dimensioned() -> frozenset[str]:
     """Things measured in a unit (``quantities.json``): a bare number for one is unitless."""
-    return frozenset(str(w) for w in load_json("lexicon", "quantities.json")["dimensioned_terms"])
+    return load_word_list("quantities.json", "dimensioned_terms")
 
 
 @Language.factory(

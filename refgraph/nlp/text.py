@@ -7,7 +7,7 @@ from functools import cache
 
 from ..casing import lower
 from ..memo import WordMemo
-from ..resources import load_json, load_words
+from ..resources import load_word_list, load_words
 from .view import ALPHA, PUNCT, SPACE, DocView
 
 # Punctuation that ends a clause for the rule-based (fast mode) scopes.
@@ -30,12 +30,10 @@ def clause_openers() -> frozenset[str]:
     return load_words("lexicon", "clause_openers.txt")
 
 
-@cache
-def discourse_words() -> frozenset[str]:
-    """Greetings, interjections and fillers ("hey", "alright", "thanks"): no part of a name
-    or of what a clause claims (grammar.json's ``discourse_words``)."""
-    words: list[str] = load_json("lexicon", "grammar.json")["discourse_words"]
-    return frozenset(words)
+def grammar_words(name: str) -> frozenset[str]:
+    """A closed word class of ``grammar.json`` ("discourse_words": "hey", "alright",
+    "thanks"; "determiners"; ...)."""
+    return load_word_list("grammar.json", name)
 
 
 def norm(word: str) -> str:

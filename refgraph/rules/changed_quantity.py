@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..align import ClaimPair
-from ..claims import Arg, Claim, arg_of_node
+from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, compatible, pairs, same_quantity
+from .common import arg_ev, compatible, pairs, quantities, same_quantity
 from .context import Context
 
 _RESTATED = 0.3
@@ -97,7 +97,7 @@ class ChangedQuantity(Rule):
             if len(cands) != 1:
                 continue
             x = cands[0]
-            if _stated_elsewhere(ctx, b, a, x):
+            if _stated_elsewhere(ctx, b, x):
                 continue  # "Run 1: 3 passed. Run 2: 5 passed" -> "Run 2: 5 passed"
             conf = 0.55 + 0.35 * p.coverage
             dq, dx = _direction(q.bound, b), _direction(x.bound, a)
@@ -116,7 +116,7 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
     above 21 °C" -> "neither ever above 23 °C". The sentence alignment, not the claims, pairs
     them."""
     al = ctx.alignment
-    before_qs = [arg_of_node(n, ctx.before.d(n)) for n in ctx.before.nodes_of("quantity")]
+    before_qs = quantities(ctx.before)
     before_units: dict[str, list[Arg]] = {}
     for q in before_qs:
         before_units.setdefault(q.base_unit, []).append(q)
@@ -169,17 +169,12 @@ def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
     return out
 
 
-def _stated_elsewhere(ctx: Context, b: Claim, a: Claim, x: Arg) -> bool:
+def _stated_elsewhere(ctx: Context, b: Claim, x: Arg) -> bool:
     """Whether before states ``x`` outside ``b``: then ``x`` may be that number, kept, not
     ``b``'s changed ("22 payouts" is what "pulled 22 payouts" said, not a changed "two
     payouts ... unmatched"; a file view's "(32 lines total)" in a listing's header)."""
     own = {q.node for q in b.args_of("quantity")}
-    memo = ctx.before.memo.get("quantity_args")
-    if memo is None:
-        memo = ctx.before.memo["quantity_args"] = [
-            arg_of_node(n, ctx.before.d(n)) for n in ctx.before.nodes_of("quantity")]
-    assert isinstance(memo, list)
-    return any(q.node not in own and _states(q, x) for q in memo)
+    return any(q.node not in own and _states(q, x) for q in quantities(ctx.before))
 
 
 def same_value(q: Arg, x: Arg) -> bool:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from ..align import ClaimPair
-from ..claims import Arg, Claim
+from ..claims import Arg, Claim, arg_of_node
 from ..findings import Evidence
 from ..model import NodeKind
 from .context import Context, Side
@@ -125,6 +125,17 @@ def live(ctx: Context, features: Iterable[str], *, skip: frozenset[str] = frozen
 def subject(c: Claim) -> frozenset[str]:
     """What a claim is about, for :func:`live`: its features (content terms, arguments)."""
     return c.features
+
+
+def quantities(side: Side) -> list[Arg]:
+    """Every quantity node of ``side`` as an :class:`Arg`, claims or not (a number in a
+    listing's header counts), built once per text."""
+    found = side.memo.get("quantities")
+    if found is None:
+        found = side.memo["quantities"] = [
+            arg_of_node(n, side.d(n)) for n in side.nodes_of(NodeKind.QUANTITY.value)]
+    assert isinstance(found, list)
+    return found
 
 
 def thread(side: Side, c: Claim) -> frozenset[str]:

@@ -83,8 +83,20 @@ def _restated_before(ctx: Context, lost: list[Claim], d: dict[str, object]) -> b
             if f != c.pred_key and not f.startswith(("d:", "q:")) and
             not (head and f.split(":", 1)[-1].startswith(head))}
     start = int(str(d["start"]))
-    near = [a for a in ctx.after.claims.claims if a.end <= start][-_REACH:]
+    cs = ctx.after.claims.claims
+    k = bisect.bisect_right(_starts(ctx.after), start)
+    # claims nest a few deep at most: the ones ending before it are among the last few
+    near = [a for a in cs[max(0, k - _REACH - 8):k] if a.end <= start][-_REACH:]
     return any(want & a.features for a in near)
+
+
+def _starts(side: Side) -> list[int]:
+    """The start offsets of ``side``'s claims, in order (built once per text)."""
+    starts = side.memo.get("claim_starts")
+    if starts is None:
+        starts = side.memo["claim_starts"] = [c.start for c in side.claims.claims]
+    assert isinstance(starts, list)
+    return starts
 
 
 
@@ -138,10 +150,7 @@ def _holder(side: Side, node: str) -> Claim | None:
     """The innermost claim a node is inside of."""
     cs = side.claims
     d = side.d(node)
-    starts = side.memo.get("claim_starts")
-    if starts is None:
-        starts = side.memo["claim_starts"] = [c.start for c in cs.claims]
-    k = bisect.bisect_right(starts, d["start"])
+    k = bisect.bisect_right(_starts(side), d["start"])
     best: Claim | None = None
     for c in cs.claims[max(0, k - 8):k]:  # claims nest a few deep at most
         if c.start <= d["start"] and d["end"] <= c.end and (

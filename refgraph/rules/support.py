@@ -13,8 +13,8 @@ import bisect
 import itertools
 import math
 
-from ..claims import Arg, Claim, arg_of_node
-from .common import same_quantity
+from ..claims import Arg, Claim
+from .common import quantities, same_quantity
 from .context import Side
 
 _EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
@@ -60,7 +60,7 @@ class Support:
         self.terms = {t for c in claims for t in c.terms}
         self.words = self.heads | {w for k in self.keys for w in _key_words(k)} | \
             set(side.claims.speakers)
-        self.quantities = [arg_of_node(n, side.d(n)) for n in side.nodes_of("quantity")]
+        self.quantities = quantities(side)
         self.magnitudes = {round(x.magnitude, 9) for x in self.quantities
                            if x.magnitude is not None}
         self.numerals = {f"{m:g}" for m in self.magnitudes} | {
@@ -209,9 +209,7 @@ class Support:
         """Whether every name and number inside code span or handle ``x`` is written
         somewhere in before."""
         if not x.words:
-            # `)`; `a/b`, `x + y`: one-letter variables name nothing a check could miss
-            runs = "".join(c if c.isalnum() else " " for c in x.key).split()
-            return x.label == "code" and all(len(r) == 1 for r in runs)
+            return x.label == "code" and not any(c.isalnum() for c in x.key)  # `)`
         return all(w in self.vocab or _numeral(w) in self.numerals for w in x.words)
 
     def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:

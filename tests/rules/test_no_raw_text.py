@@ -13,7 +13,7 @@ import refgraph.rules
 RULES_DIR = Path(refgraph.rules.__file__).parent
 MODULES = sorted(RULES_DIR.glob("*.py"))
 _FORBIDDEN = {"re", "regex", "spacy"}
-_LOADERS = {"load_json", "load_words", "model_path"}
+_LOADERS = {"load_json", "load_words", "load_word_list", "model_path"}
 _MAX_LITERALS = 12  # a set of graph attribute values (kinds, roles) is short; a word list is not
 
 
