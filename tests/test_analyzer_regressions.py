@@ -241,14 +241,17 @@ def test_negative_quantifier_keeps_the_negation(az: refgraph.Analyzer, after: st
     assert az.analyze(before, after).codes == codes
 
 
-def test_a_range_of_call_ids_keeps_every_call_in_it(az: refgraph.Analyzer) -> None:
-    before = ("tool[call_2]: orders_eu has 1,402 rows\n"
-              "tool[call_3]: orders_us has 877 rows\n"
-              "tool[call_4]: orders_ap has 95 rows")
-    kept = "Row counts (call_2–call_4): orders_eu, orders_us and orders_ap are filled."
-    assert az.analyze(before, kept, intent="summarize").codes == []
-    assert "RG501" in az.analyze(before, kept.replace(" (call_2–call_4)", ""),
-                                 intent="summarize").codes
+def test_a_range_of_call_ids_keeps_every_call_in_it() -> None:
+    from refgraph.rules.common import handles_of
+    from refgraph.rules.context import Side
+
+    text = "Row counts (call_2–call_5) are in."
+    G = refgraph.build_graph(text, mode="fast")
+    handles = {d["value"]: d.get("through") for _, d in G.nodes(data=True)
+               if d["kind"] == "handle"}
+    assert handles == {"call_2": "call_5", "call_5": None}
+    assert {"call_3", "call_4"} <= handles_of(Side.build("after", text, G))
+    assert "call_6" not in handles_of(Side.build("after", text, G))
 
 
 def test_unless_is_if_not(mode: str) -> None:
@@ -263,15 +266,23 @@ def test_a_count_of_a_total_is_another_measure(az: refgraph.Analyzer) -> None:
                       intent="summarize").codes == []
 
 
-def test_a_weak_guess_does_not_hide_a_proven_finding(az: refgraph.Analyzer) -> None:
-    # An RG302 guess below the threshold cited the same after claim as this RG105.
-    before = ("assistant: I think the spike was probably caused by a bad batch in web-0193.\n"
-              "user: Clip and restart.")
-    after = "- the user thinks a bad batch in web-0193 probably caused the spike."
-    assert az.analyze(before, after, intent="summarize").codes == ["RG105"]
+def test_a_weak_guess_does_not_hide_a_proven_finding() -> None:
+    from refgraph.analyze import _one_per_cause
+    from refgraph.findings import Evidence, Finding
+
+    def finding(code: str, conf: float) -> Finding:
+        ev = (Evidence("after", 0, 20, "the user thinks it", "conflict"),)
+        return Finding(code, code.lower(), "error", "m", "h", ev, confidence=conf)
+
+    # RG302 is the more specific code: it masks RG105 only when it is at least as sure
+    guess, proven = finding("RG302", 0.58), finding("RG105", 0.79)
+    assert [f.code for f in _one_per_cause([guess, proven])] == ["RG302", "RG105"]
+    sure = finding("RG302", 0.9)
+    assert [f.code for f in _one_per_cause([sure, proven])] == ["RG302"]
 
 
 def test_a_condition_folded_into_the_action_is_kept(az: refgraph.Analyzer) -> None:
-    before = "Always check the code after you issue an edit, to make sure it is right."
+    before = ("Always check the code after you issue an edit to make sure that it reflects "
+              "what you wanted to accomplish.")
     assert az.analyze(before, "Check the code after each edit.",
                       intent="summarize").codes == []

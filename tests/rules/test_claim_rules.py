@@ -172,3 +172,17 @@ def test_rg105_a_claim_credited_to_the_other_speaker() -> None:
     assert "melanie" in f.message
     assert _roles(f) == [("before", "claim"), ("after", "conflict")]
     assert _run("RG105", context(before, after("Caroline"), "summarize")) == []
+
+
+def test_rg202_a_count_of_a_total_is_another_measure_than_a_count() -> None:
+    credits = [("credits", "mention", mention("credit"))]
+    before = Text("18 credits").claim(
+        "18 credits", "", args=[("18", "quantity", quantity(18, noun="credit")), *credits])
+    after = Text("58/120 credits").claim(
+        "58/120 credits", "",
+        args=[("58/120", "quantity", {**quantity(58, noun="credit"), "total": 120.0}),
+              *credits])
+    assert _run("RG202", context(before, after)) == []
+    plain = Text("58 credits").claim(
+        "58 credits", "", args=[("58", "quantity", quantity(58, noun="credit")), *credits])
+    assert [f.code for f in _run("RG202", context(before, plain))] == ["RG202"]
