@@ -30,6 +30,11 @@ _SECOND = frozenset({"you", "your"})
 _ROLES = frozenset({"user", "assistant", "system", "tool"})
 
 
+# Forces that order something done or not done (a claim's ``force``; see docs/graph.md):
+# "must", "never", "should". A permission grants leave and an exemption waives a duty.
+ORDER_FORCES = frozenset({"obligation", "prohibition", "advice"})
+
+
 @dataclass(frozen=True, slots=True)
 class Arg:
     """An argument of a claim: the node an ``arg`` edge points at, with its match data."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..claims import Claim
+from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import claim_ev, explained_elsewhere, pairs, short, strict_pairs
@@ -120,8 +120,7 @@ def _ante_kind(by_id: dict[str, Claim], c: Claim) -> str:
 def _directive(c: Claim) -> bool:
     """An order, a rule or advice ("do not call", "must run", "should run"), as against a
     statement; a waived duty ("is not required") states what is not required."""
-    return c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice",
-                                                  "permission")
+    return c.mood == "imperative" or c.force in ORDER_FORCES or c.force == "permission"
 
 
 def _same_subject(b: Claim, a: Claim, score: float) -> bool:
@@ -194,7 +193,7 @@ def _restated(b: Claim, a: Claim) -> bool:
     kb, ka = _kinds(b), _kinds(a)
     # An order or a prohibition ("do not deploy unless ...") is kept by "deploy when ...";
     # a duty waived ("you don't need to ... unless") is not made one by "you need to ... if".
-    order = any(c.mood == "imperative" or c.force in ("obligation", "prohibition", "advice")
+    order = any(c.mood == "imperative" or c.force in ORDER_FORCES
                 for c in (b, a)) and "exemption" not in (b.force, a.force)
     for neg, pos in (_TEMPORAL, _ORDER_EXCEPTION if order else _EXCEPTION):
         if (kb & neg and ka & pos) or (ka & neg and kb & pos):

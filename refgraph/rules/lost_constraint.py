@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..claims import Claim
+from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import (
@@ -21,7 +21,6 @@ from .common import (
 from .context import Context
 
 _GOVERNED = 0.4  # how well an after claim must restate the governed action to still be it
-_RESTRICTS = frozenset({"prohibition", "obligation", "advice"})
 _PRECONDITIONS = frozenset({"before", "until", "unless", "only-if", "after", "if"})
 _BOUNDS = frozenset({"<", "<=", ">", ">="})
 
@@ -157,7 +156,7 @@ def _folded(ante: Claim, b: Claim, a: Claim) -> bool:
 def _restricted(a: Claim) -> bool:
     """An after claim that carries a restriction of its own: an order, a condition (or is
     the condition of another claim), an "only"."""
-    return bool(a.force in _RESTRICTS or a.conditions or a.conditioned or a.exclusive or
+    return bool(a.force in ORDER_FORCES or a.conditions or a.conditioned or a.exclusive or
                 any(q.bound in _BOUNDS for q in a.args_of("quantity")))
 
 
