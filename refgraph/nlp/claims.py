@@ -409,14 +409,11 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
     return cuts
 
 
-_CONTRASTS_OPEN = frozenset({"but", "however", "although", "though", "yet", "whereas"})
-
-
 def _contrasted(v: DocView, c: _Clause) -> bool:
     """Whether a clause opens with a contrast or follows a semicolon: a frame before it does
     not reach it ("I think it is stale, but the TTL is right")."""
     first = c.tokens[0]
-    return v.lowers[first] in _CONTRASTS_OPEN or (first > 0 and v.words[first - 1] == ";") \
+    return v.lowers[first] in _words("contrasts") or (first > 0 and v.words[first - 1] == ";") \
         or v.words[first] == ";"
 
 
