@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .model import EdgeKind, NodeKind, RefGraph
+from .model import ROLES, EdgeKind, NodeKind, RefGraph
 
 _CLAIM, _BLOCK = NodeKind.CLAIM.value, NodeKind.BLOCK.value
 _ARG, _CONDITIONS, _SUPPORTS = EdgeKind.ARG.value, EdgeKind.CONDITIONS.value, \
@@ -250,8 +250,10 @@ def _block_id(nid: str) -> str:
 
 
 def _speaker(role: str) -> str:
-    """A block role as a speaker name: roles stay as they are ("user"), names lower-cased."""
-    return role.lower()
+    """A block role as a speaker name: roles by their own name ("Agent" is the assistant),
+    names lower-cased."""
+    low = role.lower()
+    return ROLES.get(low, low)
 
 
 def _source_name(source: str) -> str:
@@ -273,7 +275,7 @@ def _resolve(word: str, speaker: str, dialogue: list[str]) -> str:
         return others[0] if len(others) == 1 else ""
     if w in ("he", "she", "they", "it", "this", "that", "there", "who", "one"):
         return ""
-    return w
+    return ROLES.get(w.removeprefix("the "), w)  # "the agent schedules": the assistant
 
 
 def _said_by(c: Claim, dialogue: list[str]) -> str:

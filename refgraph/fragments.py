@@ -19,7 +19,7 @@ from typing import Any
 from .blocks import Block
 from .casing import lower
 from .memo import WordMemo
-from .model import EdgeKind, NodeKind, RefGraph, RefKind, referent_id
+from .model import ROLES, EdgeKind, NodeKind, RefGraph, RefKind, referent_id
 from .parse import ParsedBlock
 
 # Heads that name a constraint: "the above constraint" looks for a constraint node.
@@ -611,20 +611,10 @@ def block_source(block: Block) -> str:
     role = block.role
     if not role:
         return ""
-    if role in _USER_ROLES:
-        return "user"
-    if role in _ASSISTANT_ROLES:
-        return "assistant"
-    if role == "system":
-        return "system"
-    if role in _TOOL_ROLES:
+    named = ROLES.get(role)
+    if named == "tool":
         return f"tool:{block.turn_id}" if block.turn_id else "tool"
-    return f"speaker:{role}"
-
-
-_USER_ROLES = frozenset({"user", "human"})
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "agent", "bot", "model"})
-_TOOL_ROLES = frozenset({"tool", "observation", "function"})
+    return named or f"speaker:{role}"
 
 
 def _referent_data(ref_kind: str, key: str, text: str, start: int, end: int) -> dict[str, Any]:

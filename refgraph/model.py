@@ -20,6 +20,15 @@ Scalar: TypeAlias = str | int | float | bool
 
 SCHEMA = "refgraph.graph/2"
 
+# Turn labels and the role each names: a summary's "agent" or "AI" is the assistant.
+ROLES: dict[str, str] = {
+    "user": "user", "human": "user",
+    "assistant": "assistant", "ai": "assistant", "agent": "assistant", "bot": "assistant",
+    "model": "assistant",
+    "system": "system",
+    "tool": "tool", "observation": "tool", "function": "tool",
+}
+
 
 class NodeKind(StrEnum):
     """What a node in the referent graph stands for."""

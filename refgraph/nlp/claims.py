@@ -87,9 +87,9 @@ _OBJ_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "pobj", "acomp", "obj",
 _IF_RECORDED = frozenset({"before", "after", "until", "till", "since", "so", "when", "once",
                           "as", "for"})
 # Epistemic hedge classes (a claim's strength) and deontic ones (its force); "approximation"
-# belongs to the quantity it qualifies, "can" and "will" are ability and future, not hedges.
+# belongs to the quantity it qualifies, "will" is the future, not a hedge.
 _EPISTEMIC = frozenset({"possibility", "likelihood", "evidential", "scope"})
-_NOT_HEDGES = frozenset({"can", "will", "some"})
+_NOT_HEDGES = frozenset({"will", "some"})
 _SKIPPED_CUES = frozenset({"without", "rather than", "instead of", "on the contrary",
                            "other than"})
 _QUESTION_ENDS = frozenset({"?"})
@@ -933,12 +933,15 @@ class _Builder:
                     continue
                 if term in _denied_ability() and any(
                         v.token_at(n[1]) == v.token_at(r[2] - 1) + 1 for n in negated_by):
+                    modality = modality or "ability"
                     continue  # "could not find": a failed search, reported as a fact
                 if _counterfactual(v, v.token_at(max(r[1], r[2] - 1))):
                     counterfactual = True
                     continue  # "should have been charged": what ought to have happened
                 if mclass in _EPISTEMIC and float(a["strength"]) < strength:
                     strength, modality = float(a["strength"]), str(mclass)
+                elif mclass == "ability":
+                    modality = modality or "ability"  # "you can run it": leave, not a hedge
                 elif mclass == "necessity":
                     force = "obligation"
                     necessity_at = v.token_at(r[1])
@@ -971,7 +974,7 @@ class _Builder:
                 if kind in ("prohibition", "obligation") and v.token_at(r[1]) != c.pred and \
                         not counterfactual:  # "no VAT should have been charged" is no rule
                     force = str(kind)
-            if force and modality == "possibility":
+            if force and modality in ("possibility", "ability"):
                 strength, modality = 1.0, ""  # "no run may use more than 64 GPUs": a rule
             # An order's force comes from its cues, not its predicate's sense: "close the
             # ticket" folds to "not open" for comparison but forbids nothing.

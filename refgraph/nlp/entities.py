@@ -23,7 +23,7 @@ from ..memo import WordMemo
 from ..model import NodeKind, Scalar
 from .lemmas import is_verb_form
 from .lexicon import phrase_matcher
-from .numbers import is_label_number
+from .numbers import is_label_number, is_month_name
 from .records import add_attrs, ensure_group, raw_records_of
 from .text import (
     DETERMINERS,
@@ -407,6 +407,8 @@ class EntityTagger:
         if joined:
             attrs["qualifiers"] = joined
         attrs["key"] = f"{head}[{joined}]" if joined else head
+        if label in ("", "PROPER") and is_month_name(head):
+            label = "DATE"  # "Tue 4 Mar 2025", which the recognizer (or fast mode) missed
         if label:
             attrs["ent_label"] = label
         if plural:

@@ -113,8 +113,9 @@ def _role(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", end, hi)
     after = text[end: line_end if line_end >= 0 else hi]
     before = text[line_start:start]
-    if after_re.match(after) or \
-            before_re.search(before, _define_word_from(before)):
+    if after_re.match(after) and not (_label_form(after) and not _LINE_LEAD.match(before)):
+        return "define"
+    if before_re.search(before, _define_word_from(before)):
         return "define"
     # JSON and YAML keys: "key": value / key: value at the start of a line
     if before.strip() in ("", '"', "'", "-", "- ", '{"', "{") and after.startswith(('":', "':")):
@@ -123,6 +124,15 @@ def _role(text: str, start: int, end: int) -> str:
 
 
 _CONTEXT = 120
+# What may stand before a label on its line: indentation, a bullet or number, a quote, bold.
+# "Idle analysis for ADHOC_L: auto_suspend = 3,600 s" is a heading about ADHOC_L, not its value.
+_LINE_LEAD = re.compile(r"[\s>*+#|`'\"_-]*(?:\d{1,3}[.)][\s*_`'\"]*)?\Z")
+
+
+def _label_form(after: str) -> bool:
+    """Whether what follows the name is a colon and a value ("X: 5 GB"), not "=" or "is"."""
+    rest = after.lstrip("`'\"").lstrip()
+    return rest[:1] == ":" and rest[1:2] not in ("=", ":")
 
 
 def _define_word_from(before: str) -> int:

@@ -154,6 +154,8 @@ _CLEAN_BEFORE = frozenset(" \t\n(\"'[$€£¥~<>=")
 _CLEAN_AFTER = frozenset(" \t\n,;)\"']!?%")
 _MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
                      "nov", "dec"})
+_MONTH_NAMES = _MONTHS | {"sept", "january", "february", "march", "april", "june", "july",
+                          "august", "september", "october", "november", "december"}
 _LABELS = frozenset({"r", "rev", "pr", "issue", "ticket"})  # as in not_quantities.json
 _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 _WINDOW = 40  # characters on each side of a number that a date, version or address can span
@@ -471,6 +473,11 @@ def after_name(v: DocView, i: int, sent_lo: int) -> bool:
     return (low not in CURRENCY_PREFIX and lookup_unit(word) is None
             and low not in lex["before_words"] and low not in lex["not_names"]
             and bool(v.ws[i - 1]))
+
+
+def is_month_name(word: str) -> bool:
+    """A month's name or abbreviation ("Mar", "March"): the head of a date, not of a thing."""
+    return lower(word).rstrip(".") in _MONTH_NAMES
 
 
 def is_label_number(v: DocView, i: int) -> bool:

@@ -424,7 +424,10 @@ class _Reading:
                 (not num.spelled and (len(v.words[j]) > 2 or self.unit is not None
                                       # "63.25M": a capital scale letter glued to the number
                                       or (v.words[j] in _GLUED_SCALES and j > 0
-                                          and not v.ws[j - 1])))
+                                          and not v.ws[j - 1])
+                                      # "1.2 M calls", "3 bn": spaced, but "0.1 M HCl" is molar
+                                      or (v.words[j] in _SPACED_SCALES and (
+                                          j + 1 >= self.hi or not v.words[j + 1][:1].isupper()))))
                 or (num.spelled and v.lowers[j] in SPELLED_SCALES)):
             self.value *= scale_words[v.low(j)]
             j += 1
@@ -659,6 +662,8 @@ class _Reading:
 
 
 _GLUED_SCALES = frozenset({"M", "B", "K", "k", "bn", "mn", "MM"})
+# Scale letters that mean a scale even apart from the number ("K" is also kelvin, "B" bytes)
+_SPACED_SCALES = frozenset({"M", "MM", "bn", "mn"})
 
 
 @cache

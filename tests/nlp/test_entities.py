@@ -39,3 +39,11 @@ def test_plural_and_singular_share_a_head(nlp: Language) -> None:
 def test_quantities_and_identifiers_are_not_mentions(nlp: Language) -> None:
     keys = _keys(nlp, "Set MAX_RETRIES to 3 within 40 minutes.")
     assert not any("MAX_RETRIES" in k or "minute" in k for k in keys)
+
+
+def test_a_date_the_recognizer_missed_is_a_date(nlp: Language) -> None:
+    """b6: "Tue 4 Mar 2025" heads on a month's name; it is a date, not a thing two emails
+    could be merged into."""
+    got = [r for r in extract(nlp, "From: Ben\nDate: Tue 4 Mar 2025\n\nThanks.", "mention")
+           if str(r.attrs.get("head")) == "mar"]
+    assert all(r.attrs.get("ent_label") == "DATE" for r in got)

@@ -258,3 +258,16 @@ def test_number_word_candidates_match_the_plain_alternation() -> None:
             "thousands, 2½ and 3¼, sevens seventy seventeen, onex xone, a dozen_x, 7a.")
     assert [m.span() for m in lex["spelled_re"].finditer(text)] == \
         [m.span() for m in plain.finditer(text)]
+
+
+@pytest.mark.parametrize(("text", "magnitude", "unit"), [
+    ("Throughput is flat around 410k tok/s.", 410_000.0, "token / second"),
+    ("Overage: 1.2 M calls above the plan.", 1_200_000.0, None),  # a spaced scale letter
+    ("Revenue was 4.5 bn.", 4.5e9, None),
+    ("Add 0.1 M HCl.", 0.1, None),  # molar, not a million
+])
+def test_scales_and_units_of_summaries(nlp: Language, text: str, magnitude: float,
+                                       unit: str | None) -> None:
+    (q,) = extract(nlp, text, "quantity")
+    assert q.attrs["magnitude"] == magnitude
+    assert q.attrs.get("unit") == unit
