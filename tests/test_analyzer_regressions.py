@@ -286,3 +286,53 @@ def test_a_condition_folded_into_the_action_is_kept(az: refgraph.Analyzer) -> No
               "what you wanted to accomplish.")
     assert az.analyze(before, "Check the code after each edit.",
                       intent="summarize").codes == []
+
+
+def test_a_heading_about_a_name_does_not_define_it(az: refgraph.Analyzer) -> None:
+    """b6: "Idle analysis for ADHOC_L: ..." is a line about ADHOC_L, not its value."""
+    before = ("Credits by warehouse: ETL_XL 6,120, ADHOC_L 3,310.\n\n"
+              "Idle analysis for ADHOC_L: auto_suspend = 3,600 s; 40% of credits idle.")
+    assert az.analyze(before, "ADHOC_L used 3,310 credits.", intent="summarize").codes == []
+    # a label at the start of its line still binds the name
+    assert az.analyze("MAX_RETRIES: 3\n\nRetry up to MAX_RETRIES times.",
+                      "Retry up to MAX_RETRIES times.", intent="prune").codes == ["RG101"]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_prohibition_with_its_condition_folded_in_keeps_it(mode: str) -> None:
+    """b6 (accurate): "if main.py has tests, do not edit them" is kept by "do not edit the
+    tests in it"."""
+    before = ("You should only be editing the main.py file. If the main.py file has tests in "
+              "it, you should not edit them, but you can run main.py to see if they pass.")
+    after = "Edit only main.py, and do not edit the tests in it; run main.py to see if they pass."
+    assert refgraph.Analyzer(mode).analyze(before, after, intent="summarize").codes == []
+
+
+def test_a_unit_shared_by_a_list_or_a_change_is_kept(az: refgraph.Analyzer) -> None:
+    assert az.analyze("The p99 latency went from 850 ms to 420 ms.",
+                      "p99 latency: 850 -> 420 ms.", intent="summarize").codes == []
+    assert az.analyze("Disks hold 3 GB, 5 GB and 8 GB.", "Disks: 3, 5 and 8 GB.",
+                      intent="summarize").codes == []
+    # a number that stands apart from the other one lost its unit
+    assert az.analyze("p99 was 4.8 s against the 800 ms SLO.",
+                      "p99 4.8 against the 800 ms SLO.", intent="summarize").codes == ["RG201"]
+
+
+def test_a_value_another_claim_holds_does_not_hide_a_changed_one(
+        az: refgraph.Analyzer) -> None:
+    """b4: "notice at least 60 days before expiry" -> "... 30 days before" is a change, though
+    before gives the sub-processors' notice as 30 days in a claim after does not restate."""
+    before = ("The contract auto-renews unless we give written notice at least 60 days before "
+              "expiry. The DPA is fine unless they add at least 30 days' prior notice of new "
+              "sub-processors.")
+    assert az.analyze(before, "Auto-renews unless written notice is given at least 30 days "
+                              "before expiry.", intent="summarize").codes == ["RG202"]
+    assert az.analyze(before, "Auto-renews unless written notice is given at least 60 days "
+                              "before expiry.", intent="summarize").codes == []
+
+
+def test_a_summary_s_agent_is_the_assistant(az: refgraph.Analyzer) -> None:
+    before = ("User: Can you book the review?\n"
+              "Agent: I'll schedule a 30-minute review call with Dev Malhotra for 20 March.")
+    assert az.analyze(before, "Agent schedules a 30-min review call with Dev Malhotra for "
+                              "20 Mar.", intent="summarize").codes == []

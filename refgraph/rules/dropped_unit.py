@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..claims import Claim
+from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import arg_ev, pairs, same_quantity
@@ -19,6 +19,22 @@ def _names_unit(a: Claim, unit: str) -> bool:
     u = unit.lower()
     return any(t == u or (len(t) >= 4 and u.startswith(t)) for t in a.terms) or any(
         m.head.lower() == u for m in a.args_of("mention"))
+
+
+_LIST_GAP = 5  # characters between a list's numbers: "850 -> 420 ms", "3, 5 and 8 GB"
+
+
+def _shares_unit(x: Arg, qs: list[Arg]) -> bool:
+    """Whether bare number ``x`` is one of a list or a change whose last number carries the
+    unit for all ("850 -> 420 ms", "3, 5 and 8 GB"): the numbers follow each other closely."""
+    end = x.end
+    for y in sorted((y for y in qs if y.start >= end), key=lambda y: y.start):
+        if y.start - end > _LIST_GAP:
+            return False
+        if y.unit:
+            return True
+        end = y.end
+    return False
 
 
 class DroppedUnit(Rule):
@@ -47,14 +63,15 @@ class DroppedUnit(Rule):
                 if not q.unit or q.magnitude is None:
                     continue
                 if any(same_quantity(q, x) for x in after_qs):
-                    continue
+                    continue  # stated with its unit somewhere: "30-day month" keeps "30 days"
                 for a, p in pairs(ctx, b):
                     if p.score < _RESTATED:
                         continue
                     if _names_unit(a, q.unit):
                         continue  # "shards: two", "two (A and C) shards": the noun is there
-                    bare = [x for x in a.args_of("quantity") if not x.unit and
-                            x.magnitude is not None and math.isclose(x.magnitude, q.magnitude)]
+                    qs = a.args_of("quantity")
+                    bare = [x for x in qs if not x.unit and x.magnitude is not None and
+                            math.isclose(x.magnitude, q.magnitude) and not _shares_unit(x, qs)]
                     if bare:
                         x = bare[0]
                         # A count that lost its noun ("5,461 rows" -> "5,461") is read from

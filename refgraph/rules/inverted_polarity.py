@@ -59,6 +59,8 @@ class InvertedPolarity(Rule):
                     continue  # an "if" clause is a supposition: it asserts nothing to flip
                 if _directive(a) != _directive(b):
                     continue  # "we should run the file" / "we never ran it": other acts
+                if _possible(a) != _possible(b) and not a.modality == b.modality == "ability":
+                    continue  # "you can run main.py" / "main.py was not run": leave, no fact
                 if (a.frame == "volition") != (b.frame == "volition"):
                     continue  # "plans to see a doctor" / "hasn't seen one": a plan, no fact
                 if _ante_kind(ctx.before.claims.by_id, b) == "unless" != \
@@ -121,6 +123,12 @@ def _directive(c: Claim) -> bool:
     """An order, a rule or advice ("do not call", "must run", "should run"), as against a
     statement; a waived duty ("is not required") states what is not required."""
     return c.mood == "imperative" or c.force in ORDER_FORCES or c.force == "permission"
+
+
+def _possible(c: Claim) -> bool:
+    """It says what can be done ("you can run main.py"), not what is or was done. A denied
+    ability ("could not find it") reports a failed attempt, as a fact does."""
+    return c.modality == "ability" and not c.negative
 
 
 def _same_subject(b: Claim, a: Claim, score: float) -> bool:

@@ -79,8 +79,8 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             # until something after no longer says: "do not call deploy before the tests
             # pass" -> "call deploy once the build is green".
             gone = _lost_precondition(ctx, b)
-            if gone is None:
-                return None
+            if gone is None or any(_folded(gone[1], b, a) for a, _ in again):
+                return None  # "do not edit the tests in it" keeps "if main.py has tests"
             a, p = max(again, key=lambda ap: ap[1].score)
             if any(kind in _PRECONDITIONS for _, _, kind in a.conditions) or any(
                     ctx.after.d(n).get("constraint_kind") == "precondition"

@@ -63,6 +63,21 @@ def test_rg301_an_if_clause_asserts_nothing_to_flip() -> None:
 
 # RG202 / RG201 --------------------------------------------------------------------------------
 
+def test_rg301_what_can_be_done_is_no_fact_to_flip() -> None:
+    main = [("main.py", "handle", {"key": "main.py"})]
+    before = Text("You can run main.py to see.").claim(
+        "You can run main.py to see", "run", modality="ability", args=main)
+    after = Text("main.py was not run.").claim("main.py was not run", "run", negative=True,
+                                               args=main)
+    assert _run("RG301", context(before, after)) == []
+    # a denied ability reports a failed attempt, as a fact does; and both sides modal compare
+    cannot = Text("main.py cannot run.").claim("main.py cannot run", "run", negative=True,
+                                               modality="ability", args=main)
+    ran = Text("main.py ran.").claim("main.py ran", "run", args=main)
+    assert [f.code for f in _run("RG301", context(cannot, ran))] == ["RG301"]
+    assert [f.code for f in _run("RG301", context(before, cannot))] == ["RG301"]
+
+
 def test_rg202_a_changed_value_cites_both_numbers() -> None:
     before = Text("Keep the cache TTL at 300 seconds.").claim(
         "Keep the cache TTL at 300 seconds", "keep", mood="imperative",
