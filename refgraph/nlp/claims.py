@@ -931,6 +931,8 @@ class _Builder:
                     necessity_at = c.pred  # "need", "required": the duty is the predicate
                 if term in _NOT_HEDGES or v.token_at(r[1]) == c.pred:
                     continue
+                if self.accurate and c.pred >= 0 and self._aux_elsewhere(v.token_at(r[1]), c):
+                    continue  # "which might be the flag, try to submit it": "might" is "be"'s
                 if term in _denied_ability() and any(
                         v.token_at(n[1]) == v.token_at(r[2] - 1) + 1 for n in negated_by):
                     modality = modality or "ability"
@@ -1046,7 +1048,7 @@ class _Builder:
             lex_pred = pkey or ""
             if lex_pred in _key_set("finding") or cls in _key_set("finding") or zero:
                 attrs["finding"] = True  # a count or a level of zero is an observation
-            if lex_pred in _key_set("side_effect"):
+            if lex_pred in _key_set("side_effect") and not self._nominal(c.pred):
                 attrs["side_effect"] = True
             if pkey in _light():
                 attrs["light"] = True  # "be", "have": the arguments carry the meaning
@@ -1136,6 +1138,26 @@ class _Builder:
             if len(out) >= MAX_TERMS:
                 break
         return sorted(out)
+
+    def _aux_elsewhere(self, i: int, c: _Clause) -> bool:
+        """Whether token ``i`` is an auxiliary of another verb than the clause's predicate
+        (the parse put two verbs in one clause)."""
+        t, pred = self.doc[i], self.doc[c.pred]
+        # "may be eligible": "may" is the copula's, and the copula governs the predicate
+        return t.dep_ == "aux" and t.head.i != c.pred and pred.head.i != t.head.i and \
+            t.head.pos_ in ("VERB", "AUX")
+
+    def _nominal(self, i: int) -> bool:
+        """Whether the predicate token reads as a plural noun: "orders" in "WHERE relname =
+        'orders'" names a table; it places no order. Fast mode has no tagger: a plural-looking
+        form ("orders", "releases") of a side-effect verb is taken as the noun. (A bare
+        "POST /v1/refunds" stays an act, though the tagger calls it a proper noun.)"""
+        if i < 0:
+            return False
+        if self.accurate:
+            return self.doc[i].tag_ in ("NNS", "NNPS")
+        low = self.v.lowers[i]
+        return low.endswith("s") and not low.endswith("ss")
 
     def _role(self, r: list[Any], c: _Clause) -> str:
         v = self.v

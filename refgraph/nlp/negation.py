@@ -151,7 +151,10 @@ def _less(text: str, lowered: str = "") -> Iterator[re.Match[str]]:
 def value_no(v: DocView, i: int) -> bool:
     """Whether "no" at token ``i`` is a value or an interjection, not a negation: a table cell
     ("| STRING | no |"), a field value ("nullable: no", "yes or no"), or a discourse "no"
-    ("actually no, let me check", "oh no."). A bare answer ("No, it is cold.") still negates."""
+    ("actually no, let me check", "oh no."), or one of a pair of answers ("a Yes/No
+    question"). A bare answer ("No, it is cold.") still negates."""
+    if (i > 0 and v.tok(i - 1) == "/") or (i + 1 < len(v.starts) and v.tok(i + 1) == "/"):
+        return True
     if i + 1 < len(v.starts):
         if v.tok(i + 1) in _CELL:
             return True
@@ -373,12 +376,17 @@ def _parts(doc: Doc, v: DocView, marker_start: int, marker_end: int, lo: int, hi
             hi += 1
         lo = marker_start
         ante = trim(v, marker_end, hi)
-    if at_clause_start(v, sent_start, marker_start):
-        # "If A, B": the consequent follows the antecedent.
+    after_break = _after_break(v, sent_start, marker_start)
+    if after_break or at_clause_start(v, sent_start, marker_start):
+        # "If A, B", and "P; if A, B": the consequent follows the antecedent (up to the next
+        # ";" when a ";" or ":" opened the conditional's clause).
         k = hi
         while k < sent_end and (v.flags(k) & PUNCT or v.low(k) == "then"):
             k += 1
-        cons = trim(v, k, sent_end)
+        end = k
+        while after_break and end < sent_end and v.tok(end) != ";":
+            end += 1
+        cons = trim(v, k, end if after_break else sent_end)
     else:
         cons = trim(v, sent_start, lo)
         if cons[0] >= cons[1]:
@@ -386,6 +394,14 @@ def _parts(doc: Doc, v: DocView, marker_start: int, marker_end: int, lo: int, hi
     if ante[0] >= ante[1] or cons[0] >= cons[1]:
         return None, None
     return ante, cons
+
+
+def _after_break(v: DocView, lo: int, i: int) -> bool:
+    """Whether a ";" or ":" right before token ``i`` (spaces apart) opens its clause."""
+    k = i - 1
+    while k > lo and v.flags(k) & SPACE:
+        k -= 1
+    return k >= lo and v.tok(k) in (";", ":")
 
 
 @Language.factory(

@@ -425,7 +425,7 @@ class _Reading:
                                       # "63.25M": a capital scale letter glued to the number
                                       or (v.words[j] in _GLUED_SCALES and j > 0
                                           and not v.ws[j - 1])
-                                      # "1.2 M calls", "3 bn": spaced, but "0.1 M HCl" is molar
+                                      # "3 bn", "2 MM": spaced, still a scale
                                       or (v.words[j] in _SPACED_SCALES and (
                                           j + 1 >= self.hi or not v.words[j + 1][:1].isupper()))))
                 or (num.spelled and v.lowers[j] in SPELLED_SCALES)):
@@ -662,8 +662,9 @@ class _Reading:
 
 
 _GLUED_SCALES = frozenset({"M", "B", "K", "k", "bn", "mn", "MM"})
-# Scale letters that mean a scale even apart from the number ("K" is also kelvin, "B" bytes)
-_SPACED_SCALES = frozenset({"M", "MM", "bn", "mn"})
+# Scale letters that mean a scale even apart from the number ("K" is also kelvin, "B" bytes,
+# and "2.31 M" a molarity)
+_SPACED_SCALES = frozenset({"MM", "bn", "mn"})
 
 
 @cache
