@@ -318,21 +318,92 @@ def test_a_unit_shared_by_a_list_or_a_change_is_kept(az: refgraph.Analyzer) -> N
                       "p99 4.8 against the 800 ms SLO.", intent="summarize").codes == ["RG201"]
 
 
-def test_a_value_another_claim_holds_does_not_hide_a_changed_one(
-        az: refgraph.Analyzer) -> None:
-    """b4: "notice at least 60 days before expiry" -> "... 30 days before" is a change, though
-    before gives the sub-processors' notice as 30 days in a claim after does not restate."""
-    before = ("The contract auto-renews unless we give written notice at least 60 days before "
-              "expiry. The DPA is fine unless they add at least 30 days' prior notice of new "
-              "sub-processors.")
-    assert az.analyze(before, "Auto-renews unless written notice is given at least 30 days "
-                              "before expiry.", intent="summarize").codes == ["RG202"]
-    assert az.analyze(before, "Auto-renews unless written notice is given at least 60 days "
-                              "before expiry.", intent="summarize").codes == []
-
-
 def test_a_summary_s_agent_is_the_assistant(az: refgraph.Analyzer) -> None:
     before = ("User: Can you book the review?\n"
               "Agent: I'll schedule a 30-minute review call with Dev Malhotra for 20 March.")
     assert az.analyze(before, "Agent schedules a 30-min review call with Dev Malhotra for "
                               "20 Mar.", intent="summarize").codes == []
+
+
+def test_b7_b8_summary_habits_are_not_corruptions(az: refgraph.Analyzer) -> None:
+    """Causes of false alarms in fresh batches b7 and b8, each a general habit of summaries."""
+    # a pair of answers is no negative result
+    assert az.analyze("tool: Welcome. The server responded with a Yes/No question.\n"
+                      "assistant: I will answer it.",
+                      "The server asks a question; the assistant will answer it.",
+                      intent="summarize").codes == []
+    # the ends of a long hex string, and a method its class and name make
+    before = ("assistant: n = CE3205AE0011223344556677C60F8107 is the modulus.\n"
+              "tool: class TimeDelta:\n    def _serialize(self, value):\n        return value")
+    assert az.analyze(before, "n = CE3205AE…C60F8107; the code is TimeDelta._serialize.",
+                      intent="summarize").codes == []
+    # one word read as a verb on one side and in a verbless line on the other
+    assert az.analyze("assistant: Two of the three replicas are crash-looping.",
+                      "Status: 2 of 3 replicas crash-looping.", intent="summarize").codes == []
+
+
+def test_times_of_day_do_not_tell_people_apart(az: refgraph.Analyzer) -> None:
+    before = ("Runbook log:\nLena (01:05): backfill started on the orders table, 4.1M rows.\n"
+              "Dev (01:36): replica lag is 3 s.\nLena (02:40): backfill of the orders table "
+              "finished, 4.1M rows.\nDev (02:34): lag back to 0 s.")
+    assert az.analyze(before, "Lena started the orders backfill (4.1M rows) and finished it; "
+                              "Dev saw replica lag of 3 s, then 0 s.",
+                      intent="summarize").codes == []
+
+
+def test_a_full_name_tells_which_of_two_people_it_is() -> None:
+    az = refgraph.Analyzer("accurate")
+    before = "Sam O. said the offer is fine. Sam W. disagreed about the offer."
+    assert az.analyze(before, "Sam Oyelaran said the offer is fine.",
+                      intent="summarize").codes == []
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_condition_after_a_semicolon_governs_what_follows(mode: str) -> None:
+    before = ("He wants the 2019 episode clarified before randomisation: request the Porto "
+              "records; if they are unavailable, a serum lipase at screening is not sufficient "
+              "on its own.")
+    after = ("Plan: clarify the 2019 episode before randomisation. Marta requests the Porto "
+             "records this week.")
+    assert refgraph.Analyzer(mode).analyze(before, after, intent="summarize").codes == []
+
+
+def test_an_approximation_carried_to_the_result_is_kept(az: refgraph.Analyzer) -> None:
+    before = "The quartz is €410/m² and we need about 3.2 m², so roughly €1,312."
+    assert az.analyze(before, "Quartz 3.2 m² × €410/m² ≈ €1,312.",
+                      intent="summarize").codes == []
+
+
+def test_a_tool_result_summarized_by_its_ids_or_cited_is_recoverable(
+        az: refgraph.Analyzer) -> None:
+    """b8: a run list summarized by the run ids it gave (its command's flags are how it was
+    asked, no facts), and a SQL result cited by its call id (the table "orders" places no
+    order: no one-shot side effect)."""
+    runs = ("user: fix the red integration-tests on release/2.14.\n\n"
+            "tool[call_1]: $ gh run list --branch release/2.14 --workflow ci.yml --limit 4\n"
+            "X  bump boto3 to 1.35.0      push  8812345  14m02s  1d\n"
+            "X  fix typo in CONTRIBUTING  push  8811990  13m47s  2d\n"
+            "✓  merge #4410               push  8810002   9m31s  3d\n"
+            "✓  merge #4402               push  8809417   9m18s  4d\n\n"
+            "assistant: The last green run is 8810002. The first red one, 8811990, only "
+            "touched CONTRIBUTING.md.")
+    assert az.analyze(runs, "Goal: fix red integration-tests on release/2.14. Last green run "
+                            "8810002; first red run 8811990 only touched CONTRIBUTING.md.",
+                      intent="summarize").codes == []
+    sql = ("user: why is the order-history page slow?\n\n"
+           "assistant: I also checked bloat in case that's a factor.\n\n"
+           "tool[call_5]: SELECT n_live_tup, n_dead_tup, last_autovacuum FROM "
+           "pg_stat_user_tables WHERE relname = 'orders';\n"
+           " 48170112 | 146210 | 2026-12-02 06:58:31+00\n\n"
+           "assistant: Dead tuples are 0.3%, so not bloat.")
+    assert az.analyze(sql, "Order-history page slow. Not bloat: about 0.3 % dead tuples, "
+                           "autovacuum at 06:58 UTC (call_5).", intent="summarize").codes == []
+
+
+def test_a_modal_of_another_verb_does_not_hedge_the_clause() -> None:
+    """b8 (accurate): "might" belongs to "be the flag", not to "try to submit it"."""
+    before = ("assistant: We found a string which might be the flag, try to submit it\n```\n"
+              "submit flat{People always make the best exploits.}\n```\n\ntool: Wrong flag!")
+    after = ('Submitted so far, all rejected with "Wrong flag!": `flat{People always make the '
+             'best exploits.}` once.')
+    assert refgraph.Analyzer("accurate").analyze(before, after, intent="summarize").codes == []

@@ -138,6 +138,18 @@ def quantities(side: Side) -> list[Arg]:
     return found
 
 
+def numerals(side: Side) -> frozenset[str]:
+    """Every number written in ``side``'s blocks (the blocks' ``numerals``, as ``f"{x:g}"``),
+    in quantities or not ("run 8810002" names a run with one), built once per text."""
+    found = side.memo.get("numerals")
+    if found is None:
+        found = side.memo["numerals"] = frozenset(
+            w for bid in side.nodes_of(NodeKind.BLOCK.value)
+            for w in str(side.d(bid).get("numerals", "")).split())
+    assert isinstance(found, frozenset)
+    return found
+
+
 def thread(side: Side, c: Claim) -> frozenset[str]:
     """What the thread a claim belongs to is about: its own features, those of the claims
     of its block and of the few blocks before it (the call that produced a result, the

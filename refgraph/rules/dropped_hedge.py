@@ -120,6 +120,8 @@ class DroppedHedge(Rule):
                     for x in a.args_of("quantity") if same_quantity(q, x)]
             if not same or any(x.bound != "=" or hedged(a) for a, x in same):
                 continue
+            if any(y.bound == "~" for a, _ in same for y in a.args_of("quantity")):
+                continue  # "3.2 m² × €410/m² ≈ €1,312": the claim keeps its approximation
             x = same[0][1]
             yield self.finding(
                 f"{q.text!r} was approximate; after states {x.text!r} as exact",

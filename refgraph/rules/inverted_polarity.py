@@ -173,8 +173,10 @@ def _comparable(b: Claim, a: Claim) -> bool:
     "at most twice") is no flip."""
     if _bound_restated(b, a):
         return False
-    if b.predicate == a.predicate and b.folded != a.folded and b.cues == a.cues:
-        return False  # one word, read as a verb on one side and a noun on the other
+    if b.predicate == a.predicate and b.folded != a.folded and \
+            b.cues - b.folded == a.cues - a.folded:
+        return False  # one word, read as a verb on one side and a noun on the other ("are
+        # crash-looping" / "replicas crash-looping"): the fold is the only difference
     return b.predicate == a.predicate or not (b.folded or a.folded) or (
         b.folded and a.folded and not (b.cues or a.cues))
 

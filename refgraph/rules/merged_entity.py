@@ -28,8 +28,14 @@ def _words(key: str) -> frozenset[str]:
     primary), lower-cased: "Shard A primary replica" keeps the "a" that tells it apart."""
     out: set[str] = set()
     for q in _qualifiers(key):
-        out.update(q.split("=", 1)[-1].strip("()").lower().split())
+        out.update(w for w in q.split("=", 1)[-1].strip("()").lower().split() if not _clock(w))
     return frozenset(out)
+
+
+def _clock(word: str) -> bool:
+    """A time of day ("10:05", "(01:05)"): when something was said or left, not which one."""
+    w = word.strip("()")
+    return ":" in w and all(ch.isdigit() or ch in ":." for ch in w)
 
 
 def _label_words(key: str) -> frozenset[str]:
@@ -40,7 +46,7 @@ def _label_words(key: str) -> frozenset[str]:
         words = q.split("=", 1)[-1].strip("()").lower().split()
         if q.startswith("of=") and words and words[0][:1].isdigit():
             continue
-        out.update(words)
+        out.update(w for w in words if not _clock(w))
     return frozenset(out)
 
 
@@ -184,7 +190,9 @@ def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
                                     and _words(x.key) <= w1 & w2:
                                 return (b1, m1), (b2, m2), a, x, aid in both or aid in spread
                         if named and head in a.terms and not any(
-                                x.head == head for x in a.args_of("mention")):
-                            # "Jo: ..." for "Jo (finance)" and "Jo (legal)": the bare name
+                                x.head == head or head in _words(x.key)
+                                for x in a.args_of("mention")):
+                            # "Jo: ..." for "Jo (finance)" and "Jo (legal)": the bare name;
+                            # "Sam Oyelaran" for "Sam O." names one of them in full
                             return (b1, m1), (b2, m2), a, None, aid in both or aid in spread
     return None

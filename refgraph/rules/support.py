@@ -96,6 +96,12 @@ class Support:
                 return None  # "scan_ids" for "scan_id": the same name, in the plural
             if self._quoted(x) or x.key.strip("()").lower() in self.vocab:
                 return None  # `return int(value)`, `int()`: names before has
+            if self._inside(low):
+                return None  # "CE3205AE…C60F8107": the ends of a long hex string of before
+            parts = [w for w in low.strip("()").split(".") if w]
+            if len(parts) >= 2 and all(w in self.idents_lower or w.lstrip("_") in self.vocab
+                                       for w in parts):
+                return None  # "TimeDelta._serialize": a method before names in its class
             if x.label == "ref" and _numeral(x.key.lstrip("#").split("-")[-1].split()[-1]) \
                     in self.numerals and x.key.lstrip("#").isdigit():
                 return None  # "#1867" where before says 1867

@@ -18,6 +18,7 @@ from .common import (
     identity,
     issuer_handles,
     live,
+    numerals,
     pairs,
     same_quantity,
     short,
@@ -28,6 +29,7 @@ from .context import Context, Side
 _CODE_CHARS = frozenset('("=*')  # a mention holding these is a fragment of code, no name
 _RESTATED = 0.5  # share of a tool result's claims after must restate for nothing to be lost
 _SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
+_ASKED = frozenset({"call", "flag"})  # identifier kinds of the request a result echoes
 
 
 class UnrecoverablePrune(Rule):
@@ -109,9 +111,10 @@ class UnrecoverablePrune(Rule):
             # What the result said: its names and numbers. The handles it was fetched by are
             # how to get it back, not what it said; a common noun ("refund id", "the following
             # issue") is how it said it, not a name; a JSON key is a field, not a fact.
-            # A call it echoes (`calc("68450 + 5290")`) is how it was asked, not what it said.
+            # A call it echoes (`calc("68450 + 5290")`, `$ gh run list --limit 4`) is how it
+            # was asked, not what it said.
             facts = [x for c in claims for x in c.args
-                     if (x.kind == "identifier" and not x.defines and x.label != "call") or (
+                     if (x.kind == "identifier" and not x.defines and x.label not in _ASKED) or (
                          x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key))
                          and not any(ch in _CODE_CHARS for ch in x.key))]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
@@ -146,7 +149,13 @@ class UnrecoverablePrune(Rule):
             total = len(dict.fromkeys([x.text for x in facts] + [q.text for q in quantities]))
             share = len(lost) / max(1, total)
             conf = (0.55 if mostly else 0.5 + 0.3 * min(1.0, share)) if dependents else 0.5
-            if total - len(lost) >= 2:
+            # a run id or a reading of it that after repeats ("last green run 8810002") shows
+            # the result summarized as well as a name does
+            written = numerals(ctx.after)
+            echoed = sum(1 for c in claims for q in c.args_of("quantity")
+                         if not (q.base_unit or q.noun) and _distinctive(q)
+                         and f"{q.magnitude:g}" in written)
+            if total - len(lost) + echoed >= 2:
                 # after restates part of it: it was summarized, and a summary drops detail
                 # ("LSB", "GNU" of a `file` output); that a needed part is gone is not proven
                 conf = min(conf, 0.58)
@@ -181,6 +190,12 @@ class UnrecoverablePrune(Rule):
                 f"corrected: {short(a.text)!r}",
                 claim_ev(ctx.before, u, "missing"), claim_ev(ctx.before, old, "claim"),
                 claim_ev(ctx.after, a, "dependent"), confidence=0.7)
+
+
+def _distinctive(q: Arg) -> bool:
+    """A bare number unlikely to recur by chance: four digits or more, or a fraction."""
+    m = q.magnitude
+    return m is not None and (abs(m) >= 1000 or not float(m).is_integer())
 
 
 def _named_in(x: Arg, after: frozenset[str]) -> bool:

@@ -262,7 +262,7 @@ def test_number_word_candidates_match_the_plain_alternation() -> None:
 
 @pytest.mark.parametrize(("text", "magnitude", "unit"), [
     ("Throughput is flat around 410k tok/s.", 410_000.0, "token / second"),
-    ("Overage: 1.2 M calls above the plan.", 1_200_000.0, None),  # a spaced scale letter
+    ("Titrated at 2.31 M last month.", 2.31, None),  # a molarity, not a million
     ("Revenue was 4.5 bn.", 4.5e9, None),
     ("Add 0.1 M HCl.", 0.1, None),  # molar, not a million
 ])
