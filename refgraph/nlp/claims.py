@@ -77,7 +77,10 @@ _CLOSE = frozenset({")", "]"})
 _EXPLAINS = frozenset({"i.e.", "e.g.", "namely"})
 _LEADS = frozenset({"and", "but", "or", "so", "yet", "then", "also", ",", ";", ":", "-", "*",
                     "i.e.", "e.g."})
-_MARKERS = frozenset({"before", "until", "till", "if", "unless", "when", "after", "once"})
+# One-word condition markers, as the negation component reads them ("not before the window
+# ends" negates the condition)
+_MARKERS = frozenset(k for k in load_json("lexicon", "negation.json")["conditionals"]
+                     if " " not in k)
 _CONTRASTS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
 _VERBAL_POS = frozenset({"VERB", "AUX", "ADJ"})
 _SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})

@@ -40,8 +40,8 @@ _IDENTIFIER = frozenset({NodeKind.IDENTIFIER.value})
 _NEGATION = frozenset({NodeKind.NEGATION.value})
 _SUBJECTS = frozenset({"you", "please"})
 # Words that keep a "no" clause a prohibition even with a finite verb ("no pushes are allowed").
-_PROHIBITING = frozenset({"may", "must", "should", "shall", "can", "will", "might", "could",
-                          "would", "allowed", "permitted", "tolerated", "accepted", "ever"})
+_PROHIBITING = load_word_list("grammar.json", "modals") | load_word_list("constraints.json",
+                                                                        "licenses")
 _BE_FINITE = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "'s",
                         "'re"})
 _STATIVE = frozenset({"exist", "exists", "remain", "remains", "appear", "appears", "seem",

@@ -16,7 +16,7 @@ from spacy.tokens import Doc
 
 from ..casing import lower
 from ..model import NodeKind
-from ..resources import load_json
+from ..resources import load_json, load_word_list
 from .lexicon import longest_matches, phrase_matcher
 from .records import add, ensure_group
 from .text import common_verbs, is_wordlike, looks_verbal, norm, stopwords, verb_by_context
@@ -31,7 +31,7 @@ _BEFORE_THAT = frozenset({
 _SINGULAR = frozenset({"that", "this"})
 _NOT_VERB_S = ("ss", "us", "is", "ics", "'s", "news", "series", "species")
 _BE = frozenset({"is", "was", "has", "had", "does", "did", "'s"})
-_MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "may", "might", "must"})
+_MODALS = load_word_list("grammar.json", "modals")
 _DETERMINERS = frozenset({"the", "a", "an", "every", "each", "all", "this", "that", "these",
                           "those", "its", "their", "our", "your", "my", "his", "her", "no"})
 
