@@ -41,10 +41,18 @@ TURN_LABEL = re.compile(
 _TURN = re.compile("^" + TURN_LABEL.pattern, re.IGNORECASE)
 # A named speaker's turn: "Caroline [D1:3]: ...", "Dr. Ana Ruiz: ..." (a bracketed id makes any
 # such line a turn; without one, see _speakers).
+# A name's words start with a capital, Latin letters with accents included ("Chloé", "Émile");
+# a markdown chat writes the label bold ("**Hana:** ...").
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ](?:[^\W\d_]|['.-]){0,30}"
 SPEAKER_LABEL = re.compile(
-    r"\s*(?P<name>[A-Z][A-Za-z'.-]{0,30}(?: [A-Z][A-Za-z'.-]{0,30}){0,2})"
-    r"\s*(?:\[(?P<id>[^\]\n]{1,40})\])?\s*:(?=\s)")
+    rf"\s*(?:\*\*)?(?P<name>{_NAME_WORD}(?: {_NAME_WORD}){{0,2}})"
+    r"\s*(?:\[(?P<id>[^\]\n]{1,40})\])?\s*(?:\*\*)?:(?:\*\*)?(?=\s)")
 _SPEAKER = re.compile("^" + SPEAKER_LABEL.pattern)
+# A message header on a line of its own, the message below it: "[Tomasz Kowalczyk, 4 Dec
+# 09:12]", "[Dana Whitfield (Support), 4 Dec 10:05]" (a ticket's or a chat export's layout).
+MESSAGE_HEADER = _HEADER = re.compile(
+    rf"\s*\[(?P<name>{_NAME_WORD}(?: {_NAME_WORD}){{0,2}})(?: \([^)\n]{{1,30}}\))?,[ \t]+"
+    r"[^\]\n]{1,40}\](?P<id>(?!))?\s*$")
 _JSON = re.compile(r"^\s*[{\[]")
 _LOG = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
@@ -135,6 +143,9 @@ def _speaker_turn(line: str, speakers: frozenset[str]) -> re.Match[str] | None:
     m = _SPEAKER.match(line)
     if m and (m.group("id") or m.group("name") in speakers):
         return m
+    if line[:1] == "[" or line.lstrip()[:1] == "[":
+        first = line.split("\n", 1)[0]
+        return _HEADER.match(first)
     return None
 
 
@@ -173,7 +184,8 @@ def split_blocks(text: str) -> list[Block]:
                 close()
             continue
         kind = _line_kind(line)
-        if kind is None and _speaker_turn(line, speakers):
+        if (kind is None and _speaker_turn(line, speakers)) or (
+                kind is BlockKind.JSON and _HEADER.match(line)):
             kind = BlockKind.TURN
         if kind is None:
             if cur_kind in (None, BlockKind.HEADING, BlockKind.JSON, BlockKind.LOG):

@@ -79,3 +79,16 @@ def test_fence_with_info_string_does_not_close() -> None:
 def test_prose_label_is_not_a_turn() -> None:
     blocks = split_blocks("Model: gpt-4o\n\nFirst.\n\nSecond.")
     assert [b.kind for b in blocks] == [BlockKind.PARAGRAPH] * 3
+
+
+def test_speaker_labels_in_bold_or_with_accents_and_message_headers() -> None:
+    text = ("Amara: the period is 2.01 s.\nChloé: I got 2.03 s.\nAmara: fine.\nChloé: ok.\n")
+    assert [b.role for b in split_blocks(text)] == ["amara", "chloé", "amara", "chloé"]
+    bold = "**Hana:** it idles.\n**Kenji:** agreed.\n**Hana:** then cap it.\n**Kenji:** yes."
+    assert [b.role for b in split_blocks(bold)] == ["hana", "kenji", "hana", "kenji"]
+    ticket = ("[Tomasz Kowalczyk, 4 Dec 09:12]\nWe were charged twice.\n\nPlease refund one.\n\n"
+              "[Dana Whitfield (Support), 4 Dec 10:05]\nChecking now.\n\n"
+              "[File: /testbed/x.py (9 lines total)]")
+    blocks = split_blocks(ticket)
+    assert [b.role for b in blocks] == ["tomasz kowalczyk", "dana whitfield"]
+    assert blocks[0].text.endswith("Please refund one.")  # the message runs to the next one

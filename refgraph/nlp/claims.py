@@ -42,7 +42,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..blocks import SPEAKER_LABEL, TURN_LABEL
+from ..blocks import MESSAGE_HEADER, SPEAKER_LABEL, TURN_LABEL
 from ..casing import lower
 from ..model import NodeKind, Scalar
 from ..resources import load_json, load_word_list
@@ -196,6 +196,7 @@ class _Clause:
     frame_of: int = -1  # a reporting/attitude frame: index of the clause it embeds
     frame: str = ""  # "report" or "attitude" for an embedded clause: how it is attributed
     reported_by: str = ""  # the frame's subject ("caroline", "i", "user")
+    found_subject: str = ""  # the subject its arguments gave, once its claim was built
     subject: str = ""
     imperative: bool = False
     question: bool = False
@@ -253,6 +254,8 @@ def _after_label(v: DocView) -> int:
     """The first token after a leading speaker label ("user:", "tool[call_7]:",
     "Caroline [D1:3]:"), else 0: a label is not part of any claim."""
     m = TURN_LABEL.match(v.text)
+    if m is None and v.text[:1] == "[":
+        m = MESSAGE_HEADER.match(v.text.split("\n", 1)[0])  # "[Tomasz K., 4 Dec 09:12]"
     if m is None:
         m = SPEAKER_LABEL.match(v.text)
         if m is None or not m.group("id"):
@@ -1002,7 +1005,10 @@ class _Builder:
             inherited: list[list[Any]] = []
             prev = self.clauses[ci - 1] if ci else None
             if not own_subjects and not c.subject and not c.imperative and prev is not None \
-                    and prev.sentence == c.sentence and c.frame_clause is not prev:
+                    and prev.sentence == c.sentence and c.frame_clause is not prev and not any(
+                        v.words[k] in _HARD for k in range(prev.tokens[-1], c.tokens[0] + 1)):
+                # (a ";" between them starts another statement: "Chen owns CS comms; Sam
+                # owns the config, not flipped before Dec 10")
                 # "The edit was rejected but still applied": the second clause's subject is
                 # the first one's (a coordinated verb phrase shares it)
                 inherited = prev.subject_args
@@ -1040,12 +1046,16 @@ class _Builder:
                 attrs["force"] = force
             attrs["mood"] = mood
             subject = self._subject(c, args)
+            c.found_subject = subject
             if subject:
                 attrs["subject"] = subject
             if c.frame:
                 attrs["frame"] = c.frame
-                if c.reported_by:
-                    attrs["reported_by"] = c.reported_by
+                # "Marta asked to cancel it": the frame's subject, as its arguments name it
+                reporter = c.reported_by or (c.frame_clause.found_subject
+                                             if c.frame_clause is not None else "")
+                if reporter:
+                    attrs["reported_by"] = reporter
             if c.pred >= 0:
                 attrs["head_start"], attrs["head_end"] = v.starts[c.pred], v.ends[c.pred]
             lex_pred = pkey or ""
