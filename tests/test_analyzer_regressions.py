@@ -407,3 +407,17 @@ def test_a_modal_of_another_verb_does_not_hedge_the_clause() -> None:
     after = ('Submitted so far, all rejected with "Wrong flag!": `flat{People always make the '
              'best exploits.}` once.')
     assert refgraph.Analyzer("accurate").analyze(before, after, intent="summarize").codes == []
+
+
+def test_a_request_credited_to_another_person_named_in_before() -> None:
+    """A ticket's message headers name who wrote each message; a summary that has someone
+    else ask for it misattributes the request (accurate: the parse names the reporter)."""
+    before = ("[Tomasz Kowalczyk, 4 Dec 09:12]\nHi, we were charged twice. Can you cancel TK "
+              "Studio and refund it? Please do not touch Kowalczyk Design.\n\n"
+              "[Dana Whitfield (Support), 4 Dec 10:05]\nBecause Marta is the owner of TK "
+              "Studio, the cancellation has to be confirmed by her. I've emailed her a link.")
+    az = refgraph.Analyzer("accurate")
+    rest = " and refund TK Studio and not to touch Kowalczyk Design.\n- Marta (owner) must confirm."
+    assert az.analyze(before, "- Tomasz asked to cancel" + rest, intent="summarize").codes == []
+    assert az.analyze(before, "- Marta asked to cancel" + rest,
+                      intent="summarize").codes == ["RG105"]

@@ -12,11 +12,26 @@ from .context import Context
 
 _COVER = 0.7  # share of the before claim (without who it is about) the after claim must hold
 _ROLES = frozenset({"user", "assistant", "tool", "system"})
+# labels of a name that acts in a claim ("Marta is the owner"; a parse may call her a place)
+_NAMES = frozenset({"PERSON", "PROPER", "GPE", "ORG", "NORP"})
 
 
 def _people(ctx: Context) -> frozenset[str]:
-    """Who can be credited with a claim: the speakers and roles of before's turns."""
-    return frozenset(ctx.before.claims.speakers) | _ROLES
+    """Who can be credited with a claim: the speakers and roles of before's turns, and the
+    people before names (a parse's PERSON, or a name that is a claim's subject: "Marta is
+    the owner")."""
+    named = {a.head.lower() for c in ctx.before.claims.claims for a in c.args_of("mention")
+             if a.label == "PERSON" or (a.label in _NAMES and a.head.lower() == c.agent)}
+    return frozenset(ctx.before.claims.speakers) | _ROLES | named
+
+
+def _person(name: str, people: frozenset[str]) -> str:
+    """``name`` as one of ``people``: itself, or the one full name it is a word of ("dana"
+    for "dana whitfield"); "" when it names none of them or several."""
+    if name in people:
+        return name
+    full = [p for p in people if name and name in p.split()]
+    return full[0] if len(full) == 1 else ""
 
 
 class MisattributedClaim(Rule):
@@ -46,9 +61,11 @@ class MisattributedClaim(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         people = _people(ctx)
         for b in ctx.before.claims.claims:
-            if not b.asserted:
+            if b.heading or b.code:
                 continue
             for attr in ("agent", "said_by"):
+                if not b.asserted and not (attr == "said_by" and b.mood == "question"):
+                    continue  # who asked a question ("Can you cancel it?") is a fact too
                 who = getattr(b, attr)
                 if who not in people:
                     continue
@@ -76,13 +93,16 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
             continue
         if attr == "said_by" and not a.reported_by:
             continue  # after's turn layout is its own: only an explicit "X said" credits
-        other = getattr(a, attr)
+        other = _person(getattr(a, attr), people) or getattr(a, attr)
         cover = _cover_without(b, a, {who, other})
         if cover < _COVER or len(_content(b, {who, other}) & a.features) < 2:
             continue
         if other == who or _names(a, who):
             return None  # after credits it rightly, or names them in it ("Gina encouraged
             # Jon to stay positive" keeps Jon's resolve Jon's)
+        if (who in _ROLES) != (other in _ROLES) and not (
+                {who, other} - _ROLES) <= ctx.before.claims.speakers:
+            continue  # "the user" and Hana, whom before names: the user may be Hana
         if other in people and other and found is None:
             found = (a, other, cover)
     return found
@@ -113,7 +133,9 @@ def _names(a: Claim, who: str) -> bool:
 def _is_name(f: str, names: set[str]) -> bool:
     word = f[2:] if f[1:2] == ":" else f
     # a term is a name's lemma key: "melani" for Melanie
-    return any(n and n.startswith(word) and len(word) >= len(n) - 2 for n in names)
+    # ... of any of a full name's words: "dana" for "dana whitfield"
+    return any(part.startswith(word) and len(word) >= len(part) - 2
+               for n in names for part in n.split())
 
 
 def _content(b: Claim, names: set[str]) -> frozenset[str]:
