@@ -673,6 +673,8 @@ def _rule_predicate(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset()
         low = lowers[i]
         if not v.flags(i) & ALPHA or i in atomic:
             continue
+        if pos >= 4 and words[toks[pos - 1]] == "-" and words[toks[pos - 3]] == "-":
+            continue  # "a nice-to-have", "up-to-date": a compound word, no verb
         copula = approx_lemma(low) in copulas and pos + 1 < len(toks) and \
             lowers[toks[pos + 1]] in complements
         if low == "am" and pos and v.flags(toks[pos - 1]) & NUM:
@@ -1061,7 +1063,8 @@ class _Builder:
             lex_pred = pkey or ""
             if lex_pred in _key_set("finding") or cls in _key_set("finding") or zero:
                 attrs["finding"] = True  # a count or a level of zero is an observation
-            if lex_pred in _key_set("side_effect") and not self._nominal(c.pred):
+            if lex_pred in _key_set("side_effect") and not c.weak and \
+                    not self._nominal(c.pred):
                 attrs["side_effect"] = True
             if pkey in _light():
                 attrs["light"] = True  # "be", "have": the arguments carry the meaning
@@ -1161,16 +1164,21 @@ class _Builder:
             t.head.pos_ in ("VERB", "AUX")
 
     def _nominal(self, i: int) -> bool:
-        """Whether the predicate token reads as a plural noun: "orders" in "WHERE relname =
+        """Whether the predicate token reads as a noun: "orders" in "WHERE relname =
         'orders'" names a table; it places no order. Fast mode has no tagger: a plural-looking
         form ("orders", "releases") of a side-effect verb is taken as the noun. (A bare
         "POST /v1/refunds" stays an act, though the tagger calls it a proper noun.)"""
         if i < 0:
             return False
         if self.accurate:
-            return self.doc[i].tag_ in ("NNS", "NNPS")
-        low = self.v.lowers[i]
-        return low.endswith("s") and not low.endswith("ss")
+            return self.doc[i].tag_ in ("NN", "NNS")  # "full charge cycles"; "POST" is NNP
+        v = self.v
+        low = v.lowers[i]
+        if low.endswith("s") and not low.endswith("ss"):
+            return True
+        # "the refund", "800 full charge cycles": a determiner or a number just before it
+        dets = _words("determiners")
+        return any(v.lowers[k] in dets or v.flags(k) & NUM for k in range(max(0, i - 2), i))
 
     def _role(self, r: list[Any], c: _Clause) -> str:
         v = self.v
