@@ -421,3 +421,30 @@ def test_a_request_credited_to_another_person_named_in_before() -> None:
     assert az.analyze(before, "- Tomasz asked to cancel" + rest, intent="summarize").codes == []
     assert az.analyze(before, "- Marta asked to cancel" + rest,
                       intent="summarize").codes == ["RG105"]
+
+
+def test_b9_summary_habits_are_not_corruptions(az: refgraph.Analyzer) -> None:
+    """Causes of false alarms in fresh batch b9, each a general habit of summaries."""
+    # "800 full charge cycles" charges no card: a cited result is recoverable
+    warranty = ("user: is my battery covered?\n\nassistant: check_warranty(serial=\"BP-4410\")"
+                "\n\ntool[call_2]: {\"component\": \"battery pack 36 V 14 Ah\", \"coverage\": "
+                "\"24 months from delivery or 800 full charge cycles\", \"expires\": "
+                "\"2027-03-18\"}\n\nassistant: It is covered until 18 March 2027.")
+    assert az.analyze(warranty, "Battery: warranty (call_2) active until 2027-03-18, 24 "
+                                "months or 800 cycles.", intent="summarize").codes == []
+    # a booking's reference (with its suffix) is a key to look the record up again
+    booking = ("user: book the Lisbon hotel.\n\ntool[call_3]: CONFIRMED ref CT-8842-LX, 3 "
+               "nights, €492 total, free cancellation until 2027-03-07\n\nassistant: Booked.")
+    assert az.analyze(booking, "Lisbon hotel booked, ref CT-8842-LX; free cancellation until "
+                               "7 Mar.", intent="summarize").codes == []
+    # "a nice-to-have" is a noun: no negative result
+    assert az.analyze("user: Inês uses a wheelchair, so step-free access is a requirement, "
+                      "not a nice-to-have.", "Step-free access is mandatory (Inês uses a "
+                      "wheelchair).", intent="summarize").codes == []
+    # a before word with an index is notation
+    assert az.analyze("assistant: The hash adds each char times 2 to the power of its index.",
+                      "`_hash` adds char_i * 2^i.", intent="summarize").codes == []
+    # a zero kept without its noun is kept
+    before = "assistant: I checked the dashboard. Fresh installs show 0 events as well."
+    assert az.analyze(before, "Dashboard checked; fresh installs also 0.",
+                      intent="summarize").codes == []

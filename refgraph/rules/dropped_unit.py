@@ -60,8 +60,8 @@ class DroppedUnit(Rule):
         after_qs = [x for a in ctx.after.claims.claims for x in a.args_of("quantity")]
         for b in ctx.before.claims.claims:
             for q in b.args_of("quantity"):
-                if not q.unit or q.magnitude is None:
-                    continue
+                if not q.unit or q.magnitude is None or q.magnitude == 0:
+                    continue  # zero is zero in every unit: "0 events" -> "events: 0"
                 if any(same_quantity(q, x) for x in after_qs):
                     continue  # stated with its unit somewhere: "30-day month" keeps "30 days"
                 for a, p in pairs(ctx, b):

@@ -59,6 +59,8 @@ class InvertedPolarity(Rule):
                     continue  # an "if" clause is a supposition: it asserts nothing to flip
                 if _directive(a) != _directive(b):
                     continue  # "we should run the file" / "we never ran it": other acts
+                if _zero(b) and _zero(a):
+                    continue  # "show 0 events" / "also 0": one zero, read as a cue on one side
                 if _possible(a) != _possible(b) and not a.modality == b.modality == "ability":
                     continue  # "you can run main.py" / "main.py was not run": leave, no fact
                 if (a.frame == "volition") != (b.frame == "volition"):
@@ -123,6 +125,10 @@ def _directive(c: Claim) -> bool:
     """An order, a rule or advice ("do not call", "must run", "should run"), as against a
     statement; a waived duty ("is not required") states what is not required."""
     return c.mood == "imperative" or c.force in ORDER_FORCES or c.force == "permission"
+
+
+def _zero(c: Claim) -> bool:
+    return any(q.magnitude == 0 for q in c.args_of("quantity"))
 
 
 def _possible(c: Claim) -> bool:

@@ -128,8 +128,9 @@ class PrunedNegativeResult(Rule):
 def _said(ctx: Context, n: Claim) -> bool:
     """Whether after still states ``n``: a negative counterpart, or a negative claim naming
     one of its identifiers, handles or qualified entities."""
-    if any(a.negative and p.score >= _SAID for a, p in pairs(ctx, n)):
-        return True
+    if any((a.negative or any(x.magnitude == 0 for x in a.args_of("quantity")))
+           and p.score >= _SAID for a, p in pairs(ctx, n)):
+        return True  # "fresh installs also 0" says "show 0 events" with its zero
     content = n.features - {n.pred_key} - {f for f in n.features if f.startswith("q:")}
     if any(a.negative for f in content for a in ctx.after.claims.with_feature(f)):
         return True  # "did not produce any output" said as "ran with no output"

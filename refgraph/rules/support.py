@@ -108,6 +108,8 @@ class Support:
             runs = "".join(ch if ch.isalnum() else " " for ch in x.key).split()
             if runs and all(len(r) == 1 for r in runs):
                 return None  # "c_i", "n_i": notation, one-letter names of nothing to miss
+            if len(runs) == 2 and len(runs[1]) == 1 and runs[0].lower() in self.vocab:
+                return None  # "char_i", "x_0": a before word with an index
             if x.label == "code" and x.key.isalpha() and x.key.islower():
                 return "an identifier", 0.55  # `submit`: a plain word in backticks
             if x.label == "kebab":

@@ -108,6 +108,9 @@ class UnrecoverablePrune(Rule):
             one_shot = any(c.side_effect and c.asserted for c in claims)  # not a command's
             if any_handle(handles, after_handles) and not one_shot:
                 continue
+            if any(f"i:{x.key}" in after_features for c in claims
+                   for x in c.args_of("identifier") if x.label == "ref"):
+                continue  # "ref CT-8842-LX" kept: the record can be looked up by it
             # What the result said: its names and numbers. The handles it was fetched by are
             # how to get it back, not what it said; a common noun ("refund id", "the following
             # issue") is how it said it, not a name; a JSON key is a field, not a fact.
