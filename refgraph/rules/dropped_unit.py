@@ -24,15 +24,17 @@ def _names_unit(a: Claim, unit: str) -> bool:
 _LIST_GAP = 5  # characters between a list's numbers: "850 -> 420 ms", "3, 5 and 8 GB"
 
 
-def _shares_unit(x: Arg, qs: list[Arg]) -> bool:
+def _shares_unit(x: Arg, qs: list[Arg], unit: str) -> bool:
     """Whether bare number ``x`` is one of a list or a change whose last number carries the
-    unit for all ("850 -> 420 ms", "3, 5 and 8 GB"): the numbers follow each other closely."""
+    unit for all ("850 -> 420 ms", "3, 5 and 8 GB"): the numbers follow each other closely,
+    and the last one's unit is the one before gave ``x`` ("3 years, 2 months" -> "3, 2
+    months" makes the years months)."""
     end = x.end
     for y in sorted((y for y in qs if y.start >= end), key=lambda y: y.start):
         if y.start - end > _LIST_GAP:
             return False
         if y.unit:
-            return True
+            return y.unit == unit
         end = y.end
     return False
 
@@ -71,7 +73,7 @@ class DroppedUnit(Rule):
                         continue  # "shards: two", "two (A and C) shards": the noun is there
                     qs = a.args_of("quantity")
                     bare = [x for x in qs if not x.unit and x.magnitude is not None and
-                            math.isclose(x.magnitude, q.magnitude) and not _shares_unit(x, qs)]
+                            math.isclose(x.magnitude, q.magnitude) and not _shares_unit(x, qs, q.unit)]
                     if bare:
                         x = bare[0]
                         # A count that lost its noun ("5,461 rows" -> "5,461") is read from
