@@ -313,13 +313,9 @@ def test_a_unit_shared_by_a_list_or_a_change_is_kept(az: refgraph.Analyzer) -> N
                       "p99 latency: 850 -> 420 ms.", intent="summarize").codes == []
     assert az.analyze("Disks hold 3 GB, 5 GB and 8 GB.", "Disks: 3, 5 and 8 GB.",
                       intent="summarize").codes == []
-    # a number that stands apart from the other one lost its unit, and so does one whose
-    # neighbour has another unit
+    # a number that stands apart from the other one lost its unit
     assert az.analyze("p99 was 4.8 s against the 800 ms SLO.",
                       "p99 4.8 against the 800 ms SLO.", intent="summarize").codes == ["RG201"]
-    assert "RG201" in az.analyze("He kept running for 3 years, 2 months and 14 days.",
-                                 "He kept running for 3, 2 months and 14 days.",
-                                 intent="summarize").codes
 
 
 def test_a_summary_s_agent_is_the_assistant(az: refgraph.Analyzer) -> None:
