@@ -567,8 +567,11 @@ def _split_frame(v: DocView, c: _Clause, atomic: frozenset[int] = frozenset(),
         if i in atomic or not v.flags(i) & ALPHA or lowers[i] in stopwords() or lowers[i] in \
                 _words("auxiliaries") or key(approx_lemma(lowers[i])) not in frames:
             continue
-        if (doc is not None and doc[i].pos_ != "VERB") or (
-                doc is None and not _verb_position(v, toks, pos)):
+        # "in the hope that the server runs it", "the fear that ...": a noun of the frame
+        nominal = pos > 0 and lowers[toks[pos - 1]] in _words("determiners") and \
+            lowers[toks[pos + 1]] == "that"
+        if not nominal and ((doc is not None and doc[i].pos_ != "VERB") or (
+                doc is None and not _verb_position(v, toks, pos))):
             continue
         rest = toks[pos + 1:]
         comps = _words("complementizers")

@@ -73,7 +73,8 @@ class DroppedUnit(Rule):
                         continue  # "shards: two", "two (A and C) shards": the noun is there
                     qs = a.args_of("quantity")
                     bare = [x for x in qs if not x.unit and x.magnitude is not None and
-                            math.isclose(x.magnitude, q.magnitude) and not _shares_unit(x, qs, q.unit)]
+                            math.isclose(x.magnitude, q.magnitude) and
+                            not _shares_unit(x, qs, q.unit)]
                     if bare:
                         x = bare[0]
                         # A count that lost its noun ("5,461 rows" -> "5,461") is read from

@@ -119,3 +119,10 @@ def test_a_greeting_is_no_part_of_a_name(mode: str) -> None:
     G = build_graph("Hey Sam, good to see you. Alright Sam, let's go.", mode=mode)  # type: ignore[arg-type]
     keys = {d["key"] for _, d in G.nodes(data=True) if d["kind"] == NodeKind.MENTION.value}
     assert keys == {"sam"}
+
+
+def test_a_noun_frame_embeds_its_that_clause(mode: str) -> None:
+    """b4: "in the hope that the server executes it" asserts nothing about the server."""
+    got = _claims("Idea: upload a Perl script through this form in the hope that the server "
+                  "executes it.", mode)
+    assert [c.frame for c in got if "server" in c.text] == ["volition"]
