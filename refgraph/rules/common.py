@@ -138,6 +138,11 @@ def quantities(side: Side) -> list[Arg]:
     return found
 
 
+def holds_zero(c: Claim) -> bool:
+    """Whether a quantity of ``c`` is zero ("0 events", a bare "0")."""
+    return any(q.magnitude == 0 for q in c.args_of("quantity"))
+
+
 def numerals(side: Side) -> frozenset[str]:
     """Every number written in ``side``'s blocks (the blocks' ``numerals``, as ``f"{x:g}"``),
     in quantities or not ("run 8810002" names a run with one), built once per text."""

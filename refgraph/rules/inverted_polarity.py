@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, explained_elsewhere, pairs, short, strict_pairs
+from .common import claim_ev, explained_elsewhere, holds_zero, pairs, short, strict_pairs
 from .context import Context
 
 # Conditions that restate a flipped polarity. "not P before Q" says what "P only after Q" or
@@ -59,7 +59,7 @@ class InvertedPolarity(Rule):
                     continue  # an "if" clause is a supposition: it asserts nothing to flip
                 if _directive(a) != _directive(b):
                     continue  # "we should run the file" / "we never ran it": other acts
-                if _zero(b) and _zero(a):
+                if holds_zero(b) and holds_zero(a):
                     continue  # "show 0 events" / "also 0": one zero, read as a cue on one side
                 if _possible(a) != _possible(b) and not a.modality == b.modality == "ability":
                     continue  # "you can run main.py" / "main.py was not run": leave, no fact
@@ -125,10 +125,6 @@ def _directive(c: Claim) -> bool:
     """An order, a rule or advice ("do not call", "must run", "should run"), as against a
     statement; a waived duty ("is not required") states what is not required."""
     return c.mood == "imperative" or c.force in ORDER_FORCES or c.force == "permission"
-
-
-def _zero(c: Claim) -> bool:
-    return any(q.magnitude == 0 for q in c.args_of("quantity"))
 
 
 def _possible(c: Claim) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, identity, live, pairs, short, thread
+from .common import claim_ev, holds_zero, identity, live, pairs, short, thread
 from .context import Context
 
 _SAID = 0.3  # a negative after claim this close to the finding restates it
@@ -128,8 +128,7 @@ class PrunedNegativeResult(Rule):
 def _said(ctx: Context, n: Claim) -> bool:
     """Whether after still states ``n``: a negative counterpart, or a negative claim naming
     one of its identifiers, handles or qualified entities."""
-    if any((a.negative or any(x.magnitude == 0 for x in a.args_of("quantity")))
-           and p.score >= _SAID for a, p in pairs(ctx, n)):
+    if any((a.negative or holds_zero(a)) and p.score >= _SAID for a, p in pairs(ctx, n)):
         return True  # "fresh installs also 0" says "show 0 events" with its zero
     content = n.features - {n.pred_key} - {f for f in n.features if f.startswith("q:")}
     if any(a.negative for f in content for a in ctx.after.claims.with_feature(f)):

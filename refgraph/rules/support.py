@@ -14,7 +14,7 @@ import itertools
 import math
 
 from ..claims import Arg, Claim
-from .common import quantities, same_quantity
+from .common import numerals, quantities, same_quantity
 from .context import Side
 
 _EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
@@ -65,12 +65,10 @@ class Support:
                            if x.magnitude is not None}
         self.numerals = {f"{m:g}" for m in self.magnitudes} | {
             w for k in self.keys for w in _key_words(k) if any(ch.isdigit() for ch in w)} | {
-            k.lower() for k in self.idents | self.handles}
+            k.lower() for k in self.idents | self.handles} | numerals(side)
         self.vocab: set[str] = set()
         for bid in side.nodes_of("block"):
-            d = side.d(bid)
-            self.numerals.update(str(d.get("numerals", "")).split())
-            self.vocab.update(str(d.get("words", "")).split())
+            self.vocab.update(str(side.d(bid).get("words", "")).split())
         # "crypto__katy", "llm_ctf_dataset": the parts of a snake name are words too
         self.vocab.update(p for w in list(self.vocab) if "_" in w for p in w.split("_") if p)
         self.counts = _counts(side, claims)
