@@ -50,9 +50,9 @@ SPEAKER_LABEL = re.compile(
 _SPEAKER = re.compile("^" + SPEAKER_LABEL.pattern)
 # A message header on a line of its own, the message below it: "[Tomasz Kowalczyk, 4 Dec
 # 09:12]", "[Dana Whitfield (Support), 4 Dec 10:05]" (a ticket's or a chat export's layout).
-MESSAGE_HEADER = _HEADER = re.compile(
+MESSAGE_HEADER = re.compile(
     rf"\s*\[(?P<name>{_NAME_WORD}(?: {_NAME_WORD}){{0,2}})(?: \([^)\n]{{1,30}}\))?,[ \t]+"
-    r"[^\]\n]{1,40}\](?P<id>(?!))?\s*$")
+    r"[^\]\n]{1,40}\][ \t\r]*$", re.MULTILINE)
 _JSON = re.compile(r"^\s*[{\[]")
 _LOG = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
@@ -143,10 +143,7 @@ def _speaker_turn(line: str, speakers: frozenset[str]) -> re.Match[str] | None:
     m = _SPEAKER.match(line)
     if m and (m.group("id") or m.group("name") in speakers):
         return m
-    if line[:1] == "[" or line.lstrip()[:1] == "[":
-        first = line.split("\n", 1)[0]
-        return _HEADER.match(first)
-    return None
+    return MESSAGE_HEADER.match(line)  # its first line, at most: "$" ends it
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -185,7 +182,7 @@ def split_blocks(text: str) -> list[Block]:
             continue
         kind = _line_kind(line)
         if (kind is None and _speaker_turn(line, speakers)) or (
-                kind is BlockKind.JSON and _HEADER.match(line)):
+                kind is BlockKind.JSON and MESSAGE_HEADER.match(line)):
             kind = BlockKind.TURN
         if kind is None:
             if cur_kind in (None, BlockKind.HEADING, BlockKind.JSON, BlockKind.LOG):
@@ -216,6 +213,6 @@ def split_blocks(text: str) -> list[Block]:
             m = _TURN.match(body) or _speaker_turn(body, speakers)
             if m:
                 role = lower(m.group("role") if "role" in m.groupdict() else m.group("name"))
-                turn_id = m.group("id") or ""
+                turn_id = m.groupdict().get("id") or ""  # a message header has none
         blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id))
     return blocks

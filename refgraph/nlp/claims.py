@@ -255,7 +255,7 @@ def _after_label(v: DocView) -> int:
     "Caroline [D1:3]:"), else 0: a label is not part of any claim."""
     m = TURN_LABEL.match(v.text)
     if m is None and v.text[:1] == "[":
-        m = MESSAGE_HEADER.match(v.text.split("\n", 1)[0])  # "[Tomasz K., 4 Dec 09:12]"
+        m = MESSAGE_HEADER.match(v.text)  # "[Tomasz K., 4 Dec 09:12]" on the first line
     if m is None:
         m = SPEAKER_LABEL.match(v.text)
         if m is None or not m.group("id"):
