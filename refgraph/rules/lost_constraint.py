@@ -94,9 +94,6 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             if a.qualified:
                 return None  # "use `goto N` instead of repeated scroll_down" keeps "don't
                 # use scroll_down" as the part it negates
-            if a.force in ORDER_FORCES:
-                return None  # "don't modify X without approval" said as "X needs approval":
-                # a rule restated as a rule (a flip of the order itself is RG301's)
             if not explained_elsewhere(ctx, b, a, lambda x, y: x.negative == y.negative) \
                     and a.mood == b.mood and cov >= 0.8:
                 return None  # the same claim flipped: RG301's
