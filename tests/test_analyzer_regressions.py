@@ -448,3 +448,65 @@ def test_b9_summary_habits_are_not_corruptions(az: refgraph.Analyzer) -> None:
     before = "assistant: I checked the dashboard. Fresh installs show 0 events as well."
     assert az.analyze(before, "Dashboard checked; fresh installs also 0.",
                       intent="summarize").codes == []
+
+
+B10_HABITS = [
+    # an embedded question ("ask Lin whether ...") asserts nothing a hedge could be dropped from
+    ("assistant: The draft says the 30-day window was probably met.",
+     "Ask Lin whether the 30-day window was met."),
+    # "if it isn't fixed" and "unless fixed" are one condition
+    ("Dispatch: the truck is grounded if it isn't fixed within 8 hours of engine run time.",
+     "Truck grounded unless fixed within 8 h of engine run time."),
+    # "usually" dropped from a rule of thumb is a summary's generalization, not a guess made fact
+    ("Callum: Mild signs (vomiting, restlessness) can start above 20 mg/kg; heart effects "
+     "usually above 40 mg/kg. So he's probably in the mild range.",
+     "Callum: ≈ 22 mg/kg, probably mild (mild signs above 20 mg/kg, heart effects above "
+     "40 mg/kg)."),
+    # an antecedent ("unless we pay the fee") supposes the act the prohibition governs
+    ("Sam Reilly says the hold expires Friday 12 March at 17:00 unless we pay a £1,000 holding "
+     "fee.\n\nTomás Ferreira: But we shouldn't pay the holding fee until Lakeside sends the "
+     "fire certificate.",
+     "- Lakeside: hold lapses Fri 12 Mar 17:00 unless we pay the £1,000 holding fee; don't pay "
+     "it until the fire certificate arrives."),
+    # a limit kept with its number ("the limit is 45 min") is kept
+    ("Priya Nair: The couple were firm: no venue more than 45 minutes' drive from St Aidan's. "
+     "Harrow Mill was 38 minutes on my map.",
+     "- Drive from St Aidan's: the couple's limit is 45 min. Harrow Mill is 38 min."),
+    # "scan" the noun is the predicate "scan" again: no second thing in common to flip
+    ("06:15 Ahmed Saleh (workshop): VAN-112, driver reported a warning light yesterday. Scan "
+     "done: no stored fault codes, no pending codes. Light did not come back on during a 12 km "
+     "test loop.",
+     "- VAN-112: scan found no stored or pending codes and the light stayed off on a 12 km "
+     "test loop; cleared."),
+    # "at least 4 mm" restates "no pads under 4 mm", not the 11.0 mm measured on a new pad
+    ("06:02 Rosa (dispatch): Reminder from fleet manager Hollis: no vehicle goes out with front "
+     "brake pads under 4 mm.\n\n11:05 Ahmed: VAN-118 pads fitted, 11.0 mm both sides. Released.",
+     "Hollis's rules: front pads at least 4 mm. VAN-118 released."),
+    # a date range's dash joins two dates before states
+    ("4. Dates. Loan period 14 March – 30 August 2028, in Gallery 4.",
+     "- Agreed: 14 Mar–30 Aug 2028, in Gallery 4."),
+]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+@pytest.mark.parametrize(("before", "after"), B10_HABITS,
+                         ids=["whether", "unless", "usually", "antecedent", "limit", "scan",
+                              "bound", "range"])
+def test_b10_summary_habits_are_not_corruptions(mode: str, before: str, after: str) -> None:
+    """Causes of false alarms in fresh batch b10, each a general habit of summaries."""
+    assert refgraph.analyze(before, after, mode=mode, intent="summarize").codes == []
+
+
+def test_the_corruptions_next_to_the_b10_habits_are_still_caught() -> None:
+    # the same shapes, corrupted: a guess made fact, unless turned into if, a limit changed
+    assert refgraph.analyze("assistant: The 30-day window was probably met.",
+                            "The 30-day window was met.", mode="fast",
+                            intent="summarize").codes == ["RG304"]
+    assert "RG301" in refgraph.analyze(
+        "Dispatch: the truck is grounded if it isn't fixed within 8 hours of engine run time.",
+        "Truck grounded if fixed within 8 h of engine run time.", mode="fast",
+        intent="summarize").codes
+    assert refgraph.analyze(
+        "Priya Nair: The couple were firm: no venue more than 45 minutes' drive.",
+        "Couple's limit: no venue more than 55 minutes' drive.", mode="fast",
+        intent="summarize").codes == ["RG202"]

@@ -1094,7 +1094,7 @@ class _Builder:
                 attrs["code"] = True  # a listing's line, parsed as prose: not a claim of text
             if _quoted(v, c.tokens):
                 attrs["quoted"] = True
-            if _embedded_question(v, span[0]):
+            if any(_embedded_question(v, k) for k in toks if k == span[0] or 0 <= k < c.pred):
                 attrs["supposition"] = True  # "to see if we can reproduce it": asks
             attrs["terms"] = " ".join(terms)
             attrs["signature"] = _signature(cls, args + inherited)

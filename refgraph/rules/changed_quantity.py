@@ -8,7 +8,7 @@ from ..align import ClaimPair
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, compatible, pairs, quantities, same_quantity
+from .common import arg_ev, compatible, pairs, quantities, same_quantity, words_of
 from .context import Context
 
 _RESTATED = 0.3
@@ -164,7 +164,7 @@ def _restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
         # "209 passed" -> "CI: 208/212 passed": a claim that is its predicate and its number
         # is restated by one that holds all of it
         if (p.same_predicate and (shared - {b.pred_key} or p.coverage >= _WHOLE)) or \
-                len(shared) >= 2:
+                len(words_of(shared)) >= 2:
             out.append((a, p))
     return out
 
@@ -176,7 +176,9 @@ def _stated_elsewhere(ctx: Context, b: Claim, x: Arg) -> bool:
     claim after restates cannot be told from the counterpart scores: a tried refinement
     that asked for it fired on safe summaries (b3, b5)."""
     own = {q.node for q in b.args_of("quantity")}
-    return any(q.node not in own and _states(q, x) for q in quantities(ctx.before))
+    # The value alone: "under 4 mm" elsewhere is what "at least 4 mm" restates, with the
+    # bound said the other way round ("no pads under 4 mm").
+    return any(q.node not in own and same_value(q, x) for q in quantities(ctx.before))
 
 
 def same_value(q: Arg, x: Arg) -> bool:

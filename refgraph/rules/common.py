@@ -18,6 +18,7 @@ from ..align import ClaimPair
 from ..claims import Arg, Claim, arg_of_node
 from ..findings import Evidence
 from ..model import NodeKind
+from ..nlp.lemmas import key
 from .context import Context, Side
 
 STRICT_COVER = 0.5  # share of a before claim's weight a strict counterpart must hold
@@ -56,7 +57,20 @@ def strict_pairs(ctx: Context, b: Claim, *, cover: float = STRICT_COVER
     need = max(cover, LIGHT_COVER) if b.light else cover
     return [(a, p) for a, p in pairs(ctx, b)
             if p.same_predicate and p.coverage >= need and compatible(b, a)
-            and (b.features & a.features) - {b.pred_key}]
+            and beyond_predicate(b, a)]
+
+
+def words_of(features: Iterable[str]) -> frozenset[str]:
+    """Features with an entity and its own head word counted once: "pads" gives the term
+    ``pad`` and the entity ``e:pad``, one word in common, not two."""
+    return frozenset(key(f[2:]) if f[:2] == "e:" else f for f in features)
+
+
+def beyond_predicate(b: Claim, a: Claim) -> frozenset[str]:
+    """The features two claims share besides ``b``'s predicate and the noun of the same word
+    ("Scan done" / "the scan found no codes" share only the scan)."""
+    return frozenset(f for f in b.features & a.features if f != b.pred_key and not (
+        f[:2] == "e:" and b.pred_key and key(f[2:]) in (b.pred_key, key(b.predicate))))
 
 
 def explained_elsewhere(ctx: Context, b: Claim, a: Claim,

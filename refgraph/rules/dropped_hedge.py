@@ -8,7 +8,7 @@ from ..align import ClaimPair
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, claim_ev, pairs, same_quantity, short, strict_pairs
+from .common import arg_ev, beyond_predicate, claim_ev, pairs, same_quantity, short, strict_pairs
 from .context import Context
 
 HEDGED = 0.95  # a claim weaker than this is hedged
@@ -27,7 +27,7 @@ _WHOLE = 0.9  # share of a verbless claim's content an after claim must hold to 
 def _about(b: Claim, a: Claim) -> bool:
     """Two claims about the same things: two features in common besides the predicate, or
     one that names something ("That's most likely the leak" says too little to be found)."""
-    shared = (b.features & a.features) - {b.pred_key}
+    shared = beyond_predicate(b, a)
     return len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared)
 
 
@@ -36,6 +36,16 @@ def _keeps_doubt(a: Claim) -> bool:
     either reading ("the scheduler should delay the ETL" is advice or an expectation, never
     a certainty)."""
     return hedged(a) or a.force == "advice"
+
+
+_GENERAL = 0.8  # "usually", "typically", "mostly": a frequency, not doubt
+
+
+def _generalized(b: Claim) -> float:
+    """How much less a dropped hedge proves when it only said "not always" ("heart effects
+    usually above 40 mg/kg" summarized as "above 40 mg/kg"): the rule's statement still holds
+    as a summary's generalization, unlike a guess stated as a finding."""
+    return 0.3 if b.modality == "scope" and b.strength >= _GENERAL else 0.0
 
 
 def _supposed(ctx: Context, b: Claim) -> bool:
@@ -95,7 +105,7 @@ class DroppedHedge(Rule):
                     f"{short(b.text)!r} was hedged ({b.modality or 'a supposition'}); after "
                     f"states {short(a.text)!r} as a fact",
                     claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
-                    confidence=0.5 + 0.35 * p.coverage)
+                    confidence=0.5 + 0.35 * p.coverage - _generalized(b))
                 continue
             if strict and b.force == "advice":
                 strong = [(a, p) for a, p in strict if a.force == "obligation"]

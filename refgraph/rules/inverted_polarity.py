@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, explained_elsewhere, holds_zero, pairs, short, strict_pairs
+from .common import (
+    beyond_predicate,
+    claim_ev,
+    explained_elsewhere,
+    holds_zero,
+    pairs,
+    short,
+    strict_pairs,
+)
 from .context import Context
 
 # Conditions that restate a flipped polarity. "not P before Q" says what "P only after Q" or
@@ -65,9 +73,10 @@ class InvertedPolarity(Rule):
                     continue  # "you can run main.py" / "main.py was not run": leave, no fact
                 if (a.frame == "volition") != (b.frame == "volition"):
                     continue  # "plans to see a doctor" / "hasn't seen one": a plan, no fact
-                if _ante_kind(ctx.before.claims.by_id, b) == "unless" != \
-                        _ante_kind(ctx.after.claims.by_id, a):
-                    continue  # "unless we give notice" = "if no notice is given"
+                kinds = {_ante_kind(ctx.before.claims.by_id, b),
+                         _ante_kind(ctx.after.claims.by_id, a)}
+                if "unless" in kinds and len(kinds) == 2:
+                    continue  # "unless we give notice" = "if no notice is given", both ways
                 if a.qualified != b.qualified and (b.conditions or a.conditions):
                     continue  # "dropped if you lack senior standing" said as "dropped
                     # without senior standing": the condition, restated as a part
@@ -101,7 +110,7 @@ def _about(ctx: Context, b: Claim, a: Claim) -> bool:
     where the claims stand in the same place: right after claims that restate each other
     ("The deploy did not fail and nothing was rolled back" / "... and it was rolled
     back")."""
-    shared = (b.features & a.features) - {b.pred_key}
+    shared = beyond_predicate(b, a)
     if len(shared) >= 2 or any(f[:2] in ("i:", "h:", "e:") for f in shared):
         return True
     if not shared or not b.index or not a.index:

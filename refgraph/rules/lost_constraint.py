@@ -15,6 +15,8 @@ from .common import (
     kept,
     live,
     pairs,
+    quantities,
+    same_quantity,
     short,
     strict_pairs,
 )
@@ -67,13 +69,17 @@ class LostConstraint(Rule):
 def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
     """(what the lost restriction was, the after claim that still depends on it, confidence)
     for before claim ``b``, or None when ``b`` restricts nothing or after keeps it."""
+    # An antecedent supposes the act rather than doing it ("... unless we pay the fee").
     actions = [(a, p.coverage) for a, p in strict_pairs(ctx, b, cover=_GOVERNED)
-               if a.asserted]
+               if a.asserted and not a.conditioned]
     before = ctx.before.claims.by_id
     if b.force == "prohibition":  # not any negative order: "close it" folds to
         # "not open" but forbids nothing
         again = [(a, p) for a, p in pairs(ctx, b)
-                 if p.score >= KEPT_SCORE and (a.negative == b.negative or _restricted(a))]
+                 if p.score >= KEPT_SCORE and (a.negative == b.negative or (
+                     _restricted(a) and not a.conditioned))]
+        # (An antecedent of the other polarity supposes the act, it neither repeats the
+        # prohibition nor does the act: "... unless we pay the fee" for "don't pay the fee".)
         if again:
             # Said again ("not to be deleted" keeps "must not be deleted"), unless it held
             # until something after no longer says: "do not call deploy before the tests
@@ -91,6 +97,9 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
                     0.5 + 0.3 * p.coverage)
         if actions:
             a, cov = max(actions, key=lambda x: x[1])
+            if _limit_kept(ctx, b):
+                return None  # "no venue more than 45 minutes' drive" kept as "the limit is
+                # 45 min" (how its bound reads is RG202's question)
             if a.qualified:
                 return None  # "use `goto N` instead of repeated scroll_down" keeps "don't
                 # use scroll_down" as the part it negates
@@ -134,6 +143,13 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
                                                                                    b):
                 return (f"bounded {q.text!r} ({q.bound})", a, 0.45 + 0.3 * cov)
     return None
+
+
+def _limit_kept(ctx: Context, b: Claim) -> bool:
+    """Whether every quantity of prohibition ``b`` is still stated somewhere in after."""
+    qs = [q for q in b.args_of("quantity") if q.base_magnitude]
+    return bool(qs) and all(any(same_quantity(q, x) for x in quantities(ctx.after))
+                            for q in qs)
 
 
 def _lost_precondition(ctx: Context, b: Claim) -> tuple[str, Claim] | None:

@@ -18,6 +18,7 @@ from .common import numerals, quantities, same_quantity
 from .context import Side
 
 _EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
+_SPLITS = str.maketrans({"{": "/", "}": "/", "–": "/", "—": "/"})  # between a name's words
 _MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
 _MAX_PLAIN = 150  # before numbers tried pairwise for products and ratios
 _MIN_INNER = 7  # a code this long written inside a longer one of before is that one
@@ -133,9 +134,10 @@ class Support:
         return None
 
     def _name(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
-        # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code; "`" is no word
+        # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code, "Mar–30" (a
+        # range's dash) two words; "`" is no word
         words = [p.strip(_EDGES) for w in _key_words(x.key.lower())
-                 for p in w.replace("{", "/").replace("}", "/").split("/")
+                 for p in w.translate(_SPLITS).split("/")
                  if any(c.isalnum() for c in p)]
         for w in words:
             if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2:
