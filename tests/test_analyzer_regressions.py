@@ -510,3 +510,29 @@ def test_the_corruptions_next_to_the_b10_habits_are_still_caught() -> None:
         "Priya Nair: The couple were firm: no venue more than 45 minutes' drive.",
         "Couple's limit: no venue more than 55 minutes' drive.", mode="fast",
         intent="summarize").codes == ["RG202"]
+
+
+UNLESS_BECAME_IF = [
+    # the outcome paraphrased ("renews automatically" / "auto-renews"), the condition kept
+    ("Under 12.2 the agreement renews automatically for successive 12-month terms unless "
+     "either party gives written notice of non-renewal at least 90 days before the end of the "
+     "then-current term.",
+     "Fine: §12.2 auto-renews for 12-month terms if either side gives ≥90 days' notice before "
+     "term end."),
+    # the condition paraphrased ("potassium is below" / "K <"), the outcome kept
+    ("Night plan for bed 12: hold the 08:00 lisinopril unless the repeat potassium is below "
+     "5.0 mmol/L.",
+     "Plan: hold the 08:00 lisinopril if repeat K < 5.0 mmol/L."),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), UNLESS_BECAME_IF, ids=["outcome", "condition"])
+def test_unless_turned_into_if_is_caught_across_a_paraphrase(before: str, after: str) -> None:
+    report = refgraph.analyze(before, after, mode="fast", intent="summarize")
+    assert report.codes == ["RG301"]
+    f = report.findings[0]
+    assert [e.role for e in f.evidence] == ["claim", "conflict", "claim", "conflict"]
+    assert _quotes_hold(report)
+    # said with "unless" (or with "if" and a negation) it is kept
+    kept = after.replace(" if ", " unless ")
+    assert refgraph.analyze(before, kept, mode="fast", intent="summarize").codes == []

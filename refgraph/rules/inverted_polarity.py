@@ -53,6 +53,13 @@ class InvertedPolarity(Rule):
                       intent="summarize")
 
     def check(self, ctx: Context) -> Iterator[Finding]:
+        found: set[str] = set()
+        for f in self._claims(ctx):
+            found.add(f.evidence[0].node)
+            yield f
+        yield from _unless_became_if(self, ctx, found)
+
+    def _claims(self, ctx: Context) -> Iterator[Finding]:
         for b in ctx.before.claims.claims:
             if not b.asserted or b.quoted:
                 continue
@@ -236,6 +243,60 @@ def _unless_to_if(ctx: Context, b: Claim, a: Claim) -> str:
             if kind_a in ("if", "when") and ante_a in wanted and ante_a in after:
                 return short(before[ante_b].text, 50)
     return ""
+
+
+_ANTECEDENT = 0.5  # an antecedent restated this closely is the same condition
+_ANTECEDENT_SAID = 0.4  # ... or this closely, with the same predicate
+_ANTECEDENT_BEST = 0.3  # ... or this closely, as its best counterpart, with the outcome kept
+_OUTCOME = 0.5  # a consequent restated this closely is the same outcome
+_ANTECEDENT_WHOLE = 0.8  # an antecedent this close needs only one thing of the outcome
+
+
+def _unless_became_if(rule: Rule, ctx: Context, found: set[str]) -> Iterator[Finding]:
+    """Consequents whose ``unless`` condition after states, restated, under ``if`` or
+    ``when``, with both clauses' polarities kept: "renews for 12-month terms unless either
+    party gives notice" -> "auto-renews if either side gives notice". The proof is the
+    antecedent pair (the same condition) and the consequent pair (the same outcome): the
+    closer one of them is, the less the other needs to be."""
+    before, after = ctx.before.claims.by_id, ctx.after.claims.by_id
+    for b in ctx.before.claims.claims:
+        if b.id in found or not b.asserted or b.quoted:
+            continue
+        outcome = {a.id: p.score for a, p in pairs(ctx, b) if a.negative == b.negative}
+        for ante_id, _, kind in b.conditions:
+            ante = before.get(ante_id)
+            if kind != "unless" or ante is None:
+                continue
+            same = [(k, x, p) for k, (x, p) in enumerate(pairs(ctx, ante))
+                    if x.negative == ante.negative]
+            if any(_ante_kind(after, x) == "unless" for _, x, _ in same):
+                break  # kept as an "unless" somewhere
+            hit = None
+            for k, x, p in same:
+                if _ante_kind(after, x) not in ("if", "when"):
+                    continue
+                for c in x.conditioned:
+                    a = after.get(c)
+                    if a is None or a.negative != b.negative:
+                        continue
+                    kept = outcome.get(a.id, 0.0)
+                    if (kept and (p.score >= _ANTECEDENT or (
+                            p.same_predicate and p.score >= _ANTECEDENT_SAID))) or (
+                            k == 0 and p.score >= _ANTECEDENT_BEST and kept >= _OUTCOME) or (
+                            p.score >= _ANTECEDENT_WHOLE and beyond_predicate(b, a)):
+                        hit = (x, a, max(p.score, kept))
+                        break
+                if hit:
+                    break
+            if hit is not None:
+                x, a, score = hit
+                yield rule.finding(
+                    f"{short(b.text)!r} held unless {short(ante.text, 50)!r}; after makes it "
+                    f"hold if it: {short(a.text)!r} {short(x.text, 50)!r}",
+                    claim_ev(ctx.before, b, "claim"), claim_ev(ctx.after, a, "conflict"),
+                    claim_ev(ctx.before, ante, "claim"), claim_ev(ctx.after, x, "conflict"),
+                    confidence=0.6 + 0.2 * min(1.0, score))
+                break
 
 
 def _confidence(b: Claim, a: Claim, coverage: float) -> float:
