@@ -536,3 +536,12 @@ def test_unless_turned_into_if_is_caught_across_a_paraphrase(before: str, after:
     # said with "unless" (or with "if" and a negation) it is kept
     kept = after.replace(" if ", " unless ")
     assert refgraph.analyze(before, kept, mode="fast", intent="summarize").codes == []
+
+
+def test_a_labelled_negative_value_is_one_claim_and_its_flip_is_caught() -> None:
+    # "**Ethics**: not required" is the claim "ethics not required", in bold or not
+    before = "- **Ethics**: not required (no human subjects beyond SMS opt-in consent)."
+    assert refgraph.analyze(before, "Ethics review not needed.", mode="fast",
+                            intent="summarize").codes == []
+    assert refgraph.analyze(before, "Ethics review needed.", mode="fast",
+                            intent="summarize").codes == ["RG301"]

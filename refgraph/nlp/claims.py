@@ -307,6 +307,11 @@ def _rule_clauses(v: DocView, s: int, e: int, recorded: frozenset[int],
     return _topics(v, out)
 
 
+def _length(v: DocView, toks: list[int]) -> int:
+    """How many words and numbers ``toks`` holds: "**Ethics**:" is one, as "Ethics:" is."""
+    return sum(1 for i in toks if not v.flags(i) & PUNCT)
+
+
 def _topics(v: DocView, clauses: list[_Clause]) -> list[_Clause]:
     """Merge a topic label into the clause it heads: in "Held records: disclosed" or
     "Status: started 19:05" the words before the colon are the subject of a clause that has
@@ -324,11 +329,14 @@ def _topics(v: DocView, clauses: list[_Clause]) -> list[_Clause]:
         nxt = clauses[k + 1] if k + 1 < len(clauses) else None
         words = [i for i in c.tokens if v.flags(i) & ALPHA]
         if nxt is not None and v.words[c.tokens[-1]] == ":" and c.frame_of < 0 and \
-                nxt.frame_of < 0 and 0 < len(c.tokens) - 1 <= label_max and words and \
+                nxt.frame_of < 0 and 0 < _length(v, c.tokens) <= label_max and words and \
                 not any(v.lowers[i] in negatives or v.lowers[i] in verbal for i in c.tokens) and \
                 (c.pred < 0 or c.pred == c.tokens[0] or c.weak) and \
                 nxt.pred >= 0 and not nxt.subject and all(
-                    v.flags(i) & (NUM | PUNCT) for i in nxt.tokens[:nxt.tokens.index(nxt.pred)]):
+                    v.flags(i) & (NUM | PUNCT) or v.lowers[i] in negatives
+                    for i in nxt.tokens[:nxt.tokens.index(nxt.pred)]):
+            # ("Ethics: not required": the value's own negation does not make it a clause
+            # with a subject of its own)
             nxt.tokens = [*c.tokens, *nxt.tokens]
             nxt.subject = v.lowers[words[-1]]
             nxt.imperative = False  # "Status: started 19:05" reports, it does not order

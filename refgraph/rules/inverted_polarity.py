@@ -152,8 +152,13 @@ def _possible(c: Claim) -> bool:
 def _same_subject(b: Claim, a: Claim, score: float) -> bool:
     """Two main clauses that hold the same features both ways and name the same subject
     ("Failover is not required" / "Failover is required"): the same statement."""
-    return score >= _SAME and bool(b.subject) and b.subject == a.subject and \
-        not b.conditioned and not a.conditioned
+    if score < _SAME or b.conditioned or a.conditioned:
+        return False
+    if b.subject and a.subject:
+        return b.subject == a.subject
+    # one subject unnamed ("Ethics: not required" / "ethics review needed"): the claims
+    # still share what they are about besides the predicate
+    return bool(beyond_predicate(b, a))
 
 
 def _restricted(c: Claim) -> bool:
