@@ -545,3 +545,17 @@ def test_a_labelled_negative_value_is_one_claim_and_its_flip_is_caught() -> None
                             intent="summarize").codes == []
     assert refgraph.analyze(before, "Ethics review needed.", mode="fast",
                             intent="summarize").codes == ["RG301"]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_causal_link_joins_the_clauses_beside_its_connective_not_a_label(mode: str) -> None:
+    before = ("Dana: both platforms ship together because the backend feature flags assume "
+              "one version.")
+    kept = "- Both platforms ship together because the backend feature flags assume one version."
+    swapped = ("- The backend feature flags assume one version because both platforms ship "
+               "together.")
+    assert refgraph.analyze(before, kept, mode=mode, intent="summarize").codes == []
+    report = refgraph.analyze(before, swapped, mode=mode, intent="summarize")
+    assert report.codes == ["RG302"]
+    assert [e.quote for e in report.findings[0].evidence[:2]] == [
+        "the backend feature flags assume one version", "both platforms ship together"]

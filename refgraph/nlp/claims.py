@@ -1236,11 +1236,23 @@ class _Builder:
                 links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],
                               {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}))
             elif kind == _CAUSAL:
-                concl = claim_at(int(a["conclusion_start"]))
+                # Each part's claim next to the connective: in "Dana: both ship together
+                # because the flags assume one version" the conclusion is the clause before
+                # "because", not the speaker label its span opens with.
+                has_prem = "premise_start" in a
+                prem_first = has_prem and int(a["premise_start"]) < int(a["conclusion_start"])
+                concl = claim_at(int(a["conclusion_end"]) - 1 if has_prem and not prem_first
+                                 else int(a["conclusion_start"]))
+                if concl is None:
+                    concl = claim_at(int(a["conclusion_start"]))
                 if concl is None:
                     continue
                 conn: dict[str, Scalar] = {"connective": str(a["connective"])}
-                prem = claim_at(int(a["premise_start"])) if "premise_start" in a else None
+                prem = None
+                if has_prem:
+                    prem = claim_at(int(a["premise_end"]) - 1 if prem_first
+                                    else int(a["premise_start"])) or \
+                        claim_at(int(a["premise_start"]))
                 if prem == concl:
                     continue
                 if prem is not None:
