@@ -559,3 +559,35 @@ def test_a_causal_link_joins_the_clauses_beside_its_connective_not_a_label(mode:
     assert report.codes == ["RG302"]
     assert [e.quote for e in report.findings[0].evidence[:2]] == [
         "the backend feature flags assume one version", "both platforms ship together"]
+
+
+LONG_ERROR = ("AttributeError: Unable to convert the pixel data as the following required "
+              "elements are missing from the dataset: PixelRepresentation")
+B11_HABITS = [
+    # a code span longer than any name keeps its backticks: the prose after it is no code
+    (f"assistant: python reproduce_bug.py\ntool: Traceback ... {LONG_ERROR}\nassistant: So the "
+     "bug reproduces; the call path runs through `convert_pixel_data`.",
+     f"`python reproduce_bug.py` fails with `{LONG_ERROR}`, which confirms the report. Stack: "
+     "`convert_pixel_data`."),
+    # "0x10" is one number in a code span, as before writes it
+    ("tool: pbVar4 = (byte *)(param_1 + 0x10); *pbVar4 = (*pbVar4 ^ 0x10) + 9 & 0xFF;",
+     "Invert it with `((c - 9) ^ 0x10) & 0xFF`."),
+    # a suggestion ("could name target journals") kept as a request states no fact
+    ("- Dissemination plan could name target journals.",
+     "- **Feedback letter (minor)**: duplicate refs; name target journals."),
+    # "use 9.8, not 10" rules out the other value; it denies nothing of the clause
+    ("tutor: we have to use g = 9.8 m/s² not 10, the question says so.",
+     "Use g = 9.8 m/s², as the question says."),
+    # Kubernetes' "8Gi" is 8 GiB, which is 8,192 MiB
+    ('tool[af-03]: {"msg": "worker pod resources: requests 6Gi / limits 8Gi"}',
+     "- af-03: worker pod limit 8,192 MiB (requests 6 GiB)."),
+]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+@pytest.mark.parametrize(("before", "after"), B11_HABITS,
+                         ids=["long-code-span", "hex", "suggestion", "not-value",
+                              "kubernetes-units"])
+def test_b11_summary_habits_are_not_corruptions(mode: str, before: str, after: str) -> None:
+    """Causes of false alarms in fresh batch b11 (after its first measurement)."""
+    assert refgraph.analyze(before, after, mode=mode, intent="summarize").codes == []

@@ -895,6 +895,12 @@ class _Builder:
                 if nxt_tok > cue_tok and v.low(nxt_tok) in _MARKERS:
                     qualified_here = True
                     continue  # "not before the window ends": it negates the condition
+                after_cue = next((k for k in range(cue_tok + 1, min(cue_tok + 3, len(v.words)))
+                                  if not v.flags(k) & SPACE), -1)
+                if cue == "not" and 0 <= c.pred < cue_tok and after_cue > 0 and \
+                        v.flags(after_cue) & NUM:
+                    qualified_here = True
+                    continue  # "use g = 9.8 m/s² not 10": it rules out the other value
                 if cue in ("no", "none") and cue_tok > 0 and v.low(cue_tok - 1) in \
                         _words("prepositions"):
                     qualified_here = True

@@ -342,7 +342,7 @@ def _cites(text: str, s: int, e: int, kind: str) -> bool:
         lead.endswith(("source:", "from", "see", "via", "output of", "result of"))
 
 
-_NAME_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W_]\w*")
+_NAME_WORD = re.compile(r"0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?|[^\W_]\w*")  # "0x10" is one number
 
 
 def _words_of(code: str) -> str:

@@ -92,8 +92,12 @@ class DroppedHedge(Rule):
         for b in ctx.before.claims.claims:
             if not b.asserted or b.quoted or b.mood == "imperative":
                 continue
-            strict = [(a, p) for a, p in strict_pairs(ctx, b) if a.asserted and _about(b, a)] \
-                or [(a, p) for a, p in _whole_restatements(ctx, b) if a.asserted]
+            # An order states no fact: "could name target journals" -> "name target
+            # journals" turns a suggestion into a request (a force, not a certainty)
+            strict = [(a, p) for a, p in strict_pairs(ctx, b)
+                      if a.asserted and a.mood != "imperative" and _about(b, a)] \
+                or [(a, p) for a, p in _whole_restatements(ctx, b)
+                    if a.asserted and a.mood != "imperative"]
             if strict and ((hedged(b) and b.strength < HEDGED) or _supposed(ctx, b)):
                 if any(_keeps_doubt(a) for a, _ in pairs(ctx, b)
                        if a.pred_key == b.pred_key or not b.pred_key):
