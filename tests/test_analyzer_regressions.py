@@ -591,3 +591,25 @@ B11_HABITS = [
 def test_b11_summary_habits_are_not_corruptions(mode: str, before: str, after: str) -> None:
     """Causes of false alarms in fresh batch b11 (after its first measurement)."""
     assert refgraph.analyze(before, after, mode=mode, intent="summarize").codes == []
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_b12_a_short_call_id_cited_in_after_keeps_its_result_recoverable(mode: str) -> None:
+    before = ('user: check the row counts.\ntool[c1]: psql -h old-db -c "select count(*) from '
+              'orders"\n count\n----------\n 48213907\n(1 row)\nassistant: 48,213,907 rows.')
+    kept = "Row counts: 48,213,907 on OLD (c1)."
+    assert refgraph.analyze(before, kept, mode=mode, intent="summarize").codes == []
+    assert refgraph.analyze(before, "Row counts: 48,213,907 on OLD.", mode=mode,
+                            intent="summarize").codes == ["RG501"]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_b12_an_exact_value_before_also_states_is_no_dropped_approximation(mode: str) -> None:
+    before = ("assistant: Lag is 1.85 seconds right now.\n\nassistant: Summary: counts equal, "
+              "lag is about 1.85 s.")
+    assert refgraph.analyze(before, "Replication lag was 1.85 s.", mode=mode,
+                            intent="summarize").codes == []
+    # stated only as approximate, it is still caught
+    assert refgraph.analyze("assistant: Summary: counts equal, lag is about 1.85 s.",
+                            "Replication lag was 1.85 s.", mode=mode,
+                            intent="summarize").codes == ["RG304"]

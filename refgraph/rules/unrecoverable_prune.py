@@ -106,7 +106,9 @@ class UnrecoverablePrune(Rule):
             claims = before.claims.by_block.get(bid, [])
             handles = _block_handles(before, bid, claims) | issuer_handles(before, blocks, k)
             one_shot = any(c.side_effect and c.asserted for c in claims)  # not a command's
-            if any_handle(handles, after_handles) and not one_shot:
+            turn = str(d.get("turn_id", "")).lower()
+            cited = bool(turn) and turn in after_lower  # "(c1, c2)": a short call id, cited
+            if (cited or any_handle(handles, after_handles)) and not one_shot:
                 continue
             if any(f"i:{x.key}" in after_features for c in claims
                    for x in c.args_of("identifier") if x.label == "ref"):
