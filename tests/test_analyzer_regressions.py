@@ -613,3 +613,15 @@ def test_b12_an_exact_value_before_also_states_is_no_dropped_approximation(mode:
     assert refgraph.analyze("assistant: Summary: counts equal, lag is about 1.85 s.",
                             "Replication lag was 1.85 s.", mode=mode,
                             intent="summarize").codes == ["RG304"]
+
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_clause_opening_without_qualifies_a_part(mode: str) -> None:
+    # "Without a lock the job runs" says the job runs (without a lock): no denial of the run
+    from refgraph.claims import claims_of
+    from refgraph.graph import build_graph
+    for text, negative in (("Without a lock the job runs.", False),
+                           ("Without a DMP the application is ineligible.", True)):
+        [c] = claims_of(build_graph(text, mode=mode)).claims
+        assert (c.negative, c.qualified) == (negative, True), text

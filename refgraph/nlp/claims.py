@@ -891,6 +891,10 @@ class _Builder:
                 opens = cue_tok <= toks[0] + 1  # "rather than where ...": it negates the clause
                 if kind in ("exception", "lexical") or (cue in _SKIPPED_CUES and not opens):
                     continue
+                if cue == "without" and c.pred > cue_tok + 2:
+                    qualified_here = True
+                    continue  # "Without a DMP the application is ineligible": a part; only
+                    # "without running the tests" negates the clause it opens
                 nxt_tok = v.token_at(r[2]) if r[2] < len(v.text) else -1
                 if nxt_tok > cue_tok and v.low(nxt_tok) in _MARKERS:
                     qualified_here = True

@@ -78,6 +78,8 @@ class MergedEntity(Rule):
             if b.heading:
                 continue  # "## Plan (draft 1)", "## Plan (draft 2)": sections, not things
             for m in b.args_of("mention"):
+                if not m.key.isprintable():
+                    continue  # a terminal's colour codes and line breaks inside: no name
                 if _qualifiers(m.key) and m.label not in _NUMERIC and not m.plural:
                     # "Two Dans on site" names the group, not one of the two
                     by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))

@@ -201,3 +201,23 @@ def test_rg202_a_count_of_a_total_is_another_measure_than_a_count() -> None:
     plain = Text("58 credits").claim(
         "58 credits", "", args=[("58", "quantity", quantity(58, noun="credit")), *credits])
     assert [f.code for f in _run("RG202", context(before, plain))] == ["RG202"]
+
+
+def test_rg103_reads_no_entity_in_a_terminal_colour_code() -> None:
+    from refgraph.rules.merged_entity import MergedEntity
+
+    def merged(k1: str, k2: str) -> list[str]:
+        before = Text("The replica of shard A is lagging.\n\nThe replica of shard B is healthy.")
+        before.claim("The replica of shard A is lagging", "lag", terms="replica shard lag",
+                     args=[("replica of shard A", "mention", mention(k1, "replica"))])
+        before.claim("The replica of shard B is healthy", "healthy",
+                     terms="replica shard healthy",
+                     args=[("replica of shard B", "mention", mention(k2, "replica"))])
+        after = Text("The replica is lagging and healthy.").claim(
+            "The replica is lagging and healthy", "lag", terms="replica lag healthy",
+            args=[("replica", "mention", mention("replica", "replica"))])
+        return [f.code for f in MergedEntity().check(context(before, after))]
+
+    assert merged("replica[of=shard a]", "replica[of=shard b]") == ["RG103"]
+    # RsaCtfTool's "\x1b[0m" inside a mention's key (a line of coloured tool output): no name
+    assert merged("replica[of=shard a\x1b[0m]", "replica[of=shard b\x1b[0m]") == []
