@@ -37,7 +37,10 @@ class InvertedPolarity(Rule):
     polarity: a negation dropped or added ("not required" -> "required"), or an ``unless``
     turned into ``if``. It fires only when no other after claim still says it the before way,
     and never when the flip comes with a condition that restates it ("do not deploy before
-    the tests pass" -> "deploy only after the tests pass").
+    the tests pass" -> "deploy only after the tests pass"). An ``unless`` turned into ``if``
+    is proven by the pair of conditions and the pair of outcomes, so either may be reworded
+    ("renews automatically ... unless either party gives notice" -> "auto-renews if either
+    side gives notice").
 
     ## Why it matters
     A flipped negation keeps every word that matters and reverses the instruction; nothing in
