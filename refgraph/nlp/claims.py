@@ -899,10 +899,7 @@ class _Builder:
                 if nxt_tok > cue_tok and v.low(nxt_tok) in _MARKERS:
                     qualified_here = True
                     continue  # "not before the window ends": it negates the condition
-                after_cue = next((k for k in range(cue_tok + 1, min(cue_tok + 3, len(v.words)))
-                                  if not v.flags(k) & SPACE), -1)
-                if cue == "not" and 0 <= c.pred < cue_tok and after_cue > 0 and \
-                        v.flags(after_cue) & NUM:
+                if cue == "not" and 0 <= c.pred < cue_tok and _number_next(v, cue_tok):
                     qualified_here = True
                     continue  # "use g = 9.8 m/s² not 10": it rules out the other value
                 if cue in ("no", "none") and cue_tok > 0 and v.low(cue_tok - 1) in \
@@ -1226,6 +1223,13 @@ class _Builder:
             ci = self.clause_at(char)
             return spans[ci] if ci >= 0 else None
 
+        def part(a: dict[str, Any], name: str, at_connective: bool) -> tuple[int, int] | None:
+            """The claim of a causal record's part ``name``: the one beside the connective
+            (its span's last claim when the connective follows it), else its first."""
+            start = int(a[f"{name}_start"])
+            near = int(a[f"{name}_end"]) - 1 if at_connective else start
+            return claim_at(near) or claim_at(start)
+
         for r in self.recs:
             kind, a = r[0], r[3]
             if kind == _CONDITIONAL:
@@ -1251,18 +1255,11 @@ class _Builder:
                 # "because", not the speaker label its span opens with.
                 has_prem = "premise_start" in a
                 prem_first = has_prem and int(a["premise_start"]) < int(a["conclusion_start"])
-                concl = claim_at(int(a["conclusion_end"]) - 1 if has_prem and not prem_first
-                                 else int(a["conclusion_start"]))
-                if concl is None:
-                    concl = claim_at(int(a["conclusion_start"]))
+                concl = part(a, "conclusion", has_prem and not prem_first)
                 if concl is None:
                     continue
                 conn: dict[str, Scalar] = {"connective": str(a["connective"])}
-                prem = None
-                if has_prem:
-                    prem = claim_at(int(a["premise_end"]) - 1 if prem_first
-                                    else int(a["premise_start"])) or \
-                        claim_at(int(a["premise_start"]))
+                prem = part(a, "premise", prem_first) if has_prem else None
                 if prem == concl:
                     continue
                 if prem is not None:
@@ -1329,6 +1326,14 @@ def _prompt_line(v: DocView, i: int, floor: int = 0) -> bool:
             not v.ws[k]:
         return True  # "17:            return True": a numbered line of a file view
     return v.words[k] in _PROMPTS and k + 1 < len(v.words) and bool(v.ws[k])
+
+
+def _number_next(v: DocView, i: int) -> bool:
+    """Whether the word right after token ``i`` (spaces skipped) is a number."""
+    k = i + 1
+    while k < len(v.words) and v.flags(k) & SPACE:
+        k += 1
+    return k < len(v.words) and bool(v.flags(k) & NUM)
 
 
 def _embedded_question(v: DocView, i: int) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from ..align import ClaimPair
@@ -135,11 +134,9 @@ class DroppedHedge(Rule):
                     for x in a.args_of("quantity") if same_quantity(q, x)]
             if not same or any(x.bound != "=" or hedged(a) for a, x in same):
                 continue
-            if any(y.bound == "=" and y.node != q.node and y.base_unit == q.base_unit and
-                   y.base_magnitude is not None and q.base_magnitude is not None and
-                   math.isclose(y.base_magnitude, q.base_magnitude)
-                   for c in ctx.before.claims.with_feature(q.feature)
-                   for y in c.args_of("quantity") if not hedged(c)):
+            if any(y.bound == "=" and y.node != q.node and same_quantity(y, x)
+                   for c in ctx.before.claims.with_feature(q.feature) if not hedged(c)
+                   for y in c.args_of("quantity") for _, x in same):
                 continue  # "Lag is 1.85 seconds" before, too: the exact value is before's
             if any(y.bound == "~" for a, _ in same for y in a.args_of("quantity")):
                 continue  # "3.2 m² × €410/m² ≈ €1,312": the claim keeps its approximation

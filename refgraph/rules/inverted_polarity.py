@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..align import ClaimPair
 from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
@@ -279,23 +280,7 @@ def _unless_became_if(rule: Rule, ctx: Context, found: set[str]) -> Iterator[Fin
                     if x.negative == ante.negative]
             if any(_ante_kind(after, x) == "unless" for _, x, _ in same):
                 break  # kept as an "unless" somewhere
-            hit = None
-            for k, x, p in same:
-                if _ante_kind(after, x) not in ("if", "when"):
-                    continue
-                for c in x.conditioned:
-                    a = after.get(c)
-                    if a is None or a.negative != b.negative:
-                        continue
-                    kept = outcome.get(a.id, 0.0)
-                    if (kept and (p.score >= _ANTECEDENT or (
-                            p.same_predicate and p.score >= _ANTECEDENT_SAID))) or (
-                            k == 0 and p.score >= _ANTECEDENT_BEST and kept >= _OUTCOME) or (
-                            p.score >= _ANTECEDENT_WHOLE and beyond_predicate(b, a)):
-                        hit = (x, a, max(p.score, kept))
-                        break
-                if hit:
-                    break
+            hit = next(_if_restatements(after, b, same, outcome), None)
             if hit is not None:
                 x, a, score = hit
                 yield rule.finding(
@@ -305,6 +290,26 @@ def _unless_became_if(rule: Rule, ctx: Context, found: set[str]) -> Iterator[Fin
                     claim_ev(ctx.before, ante, "claim"), claim_ev(ctx.after, x, "conflict"),
                     confidence=0.6 + 0.2 * min(1.0, score))
                 break
+
+
+def _if_restatements(after: dict[str, Claim], b: Claim,
+                     same: list[tuple[int, Claim, ClaimPair]], outcome: dict[str, float]
+                     ) -> Iterator[tuple[Claim, Claim, float]]:
+    """(after antecedent, its consequent, the proof's score) for restatements ``same`` of
+    ``b``'s unless-antecedent that after holds under "if" or "when" of an outcome of ``b``'s
+    polarity (``outcome``: ``b``'s counterparts and their scores)."""
+    for k, x, p in same:
+        if _ante_kind(after, x) not in ("if", "when"):
+            continue
+        for a in (after[c] for c in x.conditioned if c in after):
+            kept = outcome.get(a.id, 0.0)
+            if a.negative != b.negative:
+                continue
+            if (kept and (p.score >= _ANTECEDENT or (
+                    p.same_predicate and p.score >= _ANTECEDENT_SAID))) or (
+                    k == 0 and p.score >= _ANTECEDENT_BEST and kept >= _OUTCOME) or (
+                    p.score >= _ANTECEDENT_WHOLE and beyond_predicate(b, a)):
+                yield x, a, max(p.score, kept)
 
 
 def _confidence(b: Claim, a: Claim, coverage: float) -> float:
