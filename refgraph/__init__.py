@@ -8,7 +8,7 @@
 
 # First: decides whether the compiled build or the pure-Python sources run (refgraph.native).
 from . import native as native
-from .analyze import Analyzer, analyze, lint
+from .analyze import Analyzer, analyze, analyze_messages, lint
 from .blocks import Block, BlockKind, split_blocks
 from .buffer import ContextBuffer, Revision, Snapshot
 from .errors import (
@@ -64,6 +64,7 @@ __all__ = [
     "StaleBase",
     "__version__",
     "analyze",
+    "analyze_messages",
     "build_graph",
     "lint",
     "load_pipeline",

@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 from .align import Alignment, UnitStatus, align, align_claims
+from .blocks import MessageSpan
 from .errors import InputError
 from .findings import SEVERITIES, Finding, Severity
 from .gcpause import gc_paused
 from .graph import build_graph, check_text
+from .messages import Rendered, render
 from .nlp.pipeline import MODES, Mode
 from .parse import Parser
 from .report import Report, verdict_for
@@ -76,7 +78,8 @@ class Analyzer:
                                  f"not {value!r}")
             self.policy[code.upper()] = value
             self._overridden.add(code.upper())
-        self._sides: OrderedDict[tuple[str, str], Side] = OrderedDict()
+        self._sides: OrderedDict[tuple[str, str, tuple[MessageSpan, ...] | None], Side] = \
+            OrderedDict()
 
     # public -------------------------------------------------------------------------------------
     def analyze(self, before: str, after: str, *, intent: str = "rewrite",
@@ -103,6 +106,38 @@ class Analyzer:
                                  count_tokens, justification, protected, externalized,
                                  min_confidence)
 
+    def analyze_messages(self, before: Sequence[object], after: Sequence[object], *,
+                         intent: str = "rewrite", select: Iterable[str] | None = None,
+                         ignore: Iterable[str] | None = None,
+                         count_tokens: Callable[[str], int] | None = None,
+                         justification: str | None = None,
+                         min_confidence: float | None = None) -> Report:
+        """Compare two message lists (OpenAI, Anthropic or LangChain messages; see
+        :mod:`refgraph.messages`) and return a :class:`~refgraph.report.Report`.
+
+        Each message is one turn that nothing inside it splits; a tool call and its result
+        share the call id as their handle. Each evidence span also carries ``message`` (the
+        message's index in its list) and ``offset`` (where the span starts in that message's
+        content); its ``start``/``end`` index ``Report.before``/``Report.after``, the rendered
+        lists.
+
+        >>> az = Analyzer("fast")
+        >>> r = az.analyze_messages(
+        ...     [{"role": "user", "content": "The timeout is 30 seconds."}],
+        ...     [{"role": "user", "content": "The timeout is 30."}])
+        >>> r.codes, r.findings[0].evidence[0].message
+        (['RG201'], 0)
+        """
+        rb, ra = render(before, "before"), render(after, "after")
+        with gc_paused():
+            report = self._analyze(rb.text, ra.text, intent, None, select, ignore,
+                                   count_tokens, justification, (), (), min_confidence,
+                                   rb.spans, ra.spans)
+        sides = {"before": rb, "after": ra}
+        report.findings = [_located(f, sides) for f in report.findings]
+        report.suppressed = [_located(f, sides) for f in report.suppressed]
+        return report
+
     def _analyze(self, before: str, after: str, intent: str,
                  declared_span: tuple[int, int] | None, select: Iterable[str] | None,
                  ignore: Iterable[str] | None,
@@ -110,7 +145,9 @@ class Analyzer:
                  justification: str | None = None,
                  protected: Sequence[tuple[int, int]] = (),
                  externalized: Sequence[tuple[int, int]] = (),
-                 min_confidence: float | None = None) -> Report:
+                 min_confidence: float | None = None,
+                 before_messages: Sequence[MessageSpan] | None = None,
+                 after_messages: Sequence[MessageSpan] | None = None) -> Report:
         t0 = time.perf_counter()
         floor = self.min_confidence if min_confidence is None else \
             _check_confidence(min_confidence)
@@ -124,7 +161,8 @@ class Analyzer:
         if justification is not None:
             justification = check_text(justification, "justification")
         rules = self._rules(select, ignore, lint=False)
-        sb, sa = self._side("before", before), self._side("after", after)
+        sb = self._side("before", before, before_messages)
+        sa = self._side("after", after, after_messages)
         # The justification is read as a text of its own (its graph names handles, if any).
         just = self._side("before", justification) if justification else None
         t1 = time.perf_counter()
@@ -172,13 +210,16 @@ class Analyzer:
                       None, None, {"units": len(side.units)})
 
     # internals ----------------------------------------------------------------------------------
-    def _side(self, name: Literal["before", "after"], text: str) -> Side:
-        key = (name, text)
+    def _side(self, name: Literal["before", "after"], text: str,
+              messages: Sequence[MessageSpan] | None = None) -> Side:
+        # A rendered message list splits by its messages, not by its lines: another graph.
+        spans = None if messages is None else tuple(messages)
+        key = (name, text, spans)
         side = self._sides.get(key)
         if side is None:
-            other = self._sides.get(("after" if name == "before" else "before", text))
-            G = other.G if other is not None else build_graph(text, mode=self.mode,
-                                                              parser=self.parser)
+            other = self._sides.get(("after" if name == "before" else "before", text, spans))
+            G = other.G if other is not None else build_graph(
+                text, mode=self.mode, parser=self.parser, messages=spans)
             side = Side.build(name, text, G)
             self._sides[key] = side
             while len(self._sides) > _GRAPH_CACHE:
@@ -218,6 +259,15 @@ class Analyzer:
                 f = dataclasses.replace(f, severity=sev)
             out.append(f)
         return out
+
+
+def _located(f: Finding, sides: Mapping[str, Rendered]) -> Finding:
+    """``f`` with each evidence span's message index and offset in that message."""
+    evidence = []
+    for e in f.evidence:
+        at = sides[e.side].locate(e.start)
+        evidence.append(e if at is None else dataclasses.replace(e, message=at[0], offset=at[1]))
+    return dataclasses.replace(f, evidence=tuple(evidence))
 
 
 def _check_confidence(value: object) -> float:
@@ -275,6 +325,7 @@ def _one_per_cause(findings: list[Finding]) -> list[Finding]:
     """Keep the most specific finding where findings cite overlapping spans. A finding is
     masked only by a more specific one at least as sure: a weak guess of one code must not
     hide a proven finding of another (and what is kept does not depend on the threshold)."""
+    findings = _one_per_conflict(findings)
     rank = {c: k for k, c in enumerate(SPECIFICITY)}
     order = sorted(range(len(findings)),
                    key=lambda k: (rank.get(findings[k].code, len(rank)), k))
@@ -291,6 +342,24 @@ def _one_per_cause(findings: list[Finding]) -> list[Finding]:
         if f.code not in INDEPENDENT:
             claimed.extend((e.side, e.start, e.end, f.code, f.confidence) for e in f.evidence)
     return [findings[k] for k in sorted(kept)]
+
+
+def _one_per_conflict(findings: list[Finding]) -> list[Finding]:
+    """One finding per after-claim a code convicts: "timeout 30" in after, where a tool's
+    output and the assistant's note both said "30 seconds", is one slip, reported with the
+    surest proof (the first, when equally sure). Closure findings are left alone: two lost
+    results may have the same dependent in after and are two losses."""
+    best: dict[tuple[str, tuple[tuple[int, int], ...]], int] = {}
+    keyed: dict[int, tuple[str, tuple[tuple[int, int], ...]]] = {}
+    for k, f in enumerate(findings):
+        spans = tuple((e.start, e.end) for e in f.evidence
+                      if e.side == "after" and e.role == "conflict")
+        if not spans:
+            continue
+        key = keyed[k] = (f.code, spans)
+        if key not in best or f.confidence > findings[best[key]].confidence:
+            best[key] = k
+    return [f for k, f in enumerate(findings) if k not in keyed or best[keyed[k]] == k]
 
 
 def _status_counts(al: Alignment) -> dict[UnitStatus, int]:
@@ -323,6 +392,23 @@ def analyze(before: str, after: str, *, intent: str = "rewrite", mode: str = "ac
     return _default(mode).analyze(before, after, intent=intent, declared_span=declared_span,
                                   select=select, ignore=ignore, count_tokens=count_tokens,
                                   min_confidence=min_confidence)
+
+
+def analyze_messages(before: Sequence[object], after: Sequence[object], *,
+                     intent: str = "rewrite", mode: str = "accurate",
+                     select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+                     count_tokens: Callable[[str], int] | None = None,
+                     min_confidence: float | None = None) -> Report:
+    """One-shot front of :meth:`Analyzer.analyze_messages`.
+
+    >>> r = analyze_messages([{"role": "user", "content": "Do not deploy on Fridays."}],
+    ...                      [{"role": "user", "content": "Deploy on Fridays."}], mode="fast")
+    >>> r.verdict
+    'reject'
+    """
+    return _default(mode).analyze_messages(before, after, intent=intent, select=select,
+                                           ignore=ignore, count_tokens=count_tokens,
+                                           min_confidence=min_confidence)
 
 
 def lint(text: str, *, mode: str = "accurate", select: Iterable[str] | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -72,6 +72,21 @@ class Block:
     id: str  # "b{hash}.{n}": n counts earlier blocks with the same hash
     role: str = ""  # for turns: user, assistant, tool, ...
     turn_id: str = ""  # for turns like tool[call_17]: the id in brackets
+    message: int = -1  # the index of the message it is part of (refgraph.messages), else -1
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSpan:
+    """Where one message (or one tool call or result of it) lies in a rendered message list:
+    ``text[start:end]`` is its label (``"tool[call_7]: "``) and content, and nothing inside it
+    starts another turn. See :mod:`refgraph.messages`."""
+
+    index: int  # the message's index in its list
+    start: int
+    end: int
+    role: str
+    turn_id: str = ""
+    label: int = 0  # the length of its label: the content starts at start + label
 
 
 def block_hash(kind: str, text: str) -> str:
@@ -146,10 +161,25 @@ def _speaker_turn(line: str, speakers: frozenset[str]) -> re.Match[str] | None:
     return MESSAGE_HEADER.match(line)  # its first line, at most: "$" ends it
 
 
-def split_blocks(text: str) -> list[Block]:
-    """Split ``text`` into blocks in document order."""
+def split_blocks(text: str, messages: Sequence[MessageSpan] | None = None) -> list[Block]:
+    """Split ``text`` into blocks in document order.
+
+    With ``messages`` (the spans of a rendered message list, :mod:`refgraph.messages`), each
+    message is one turn block with the message's role and id: nothing inside it (a line that
+    looks like a turn label, a heading, a fence, a blank line) splits it.
+    """
+    if messages is None:
+        speakers = _speakers(text) if ":" in text else frozenset()
+        return _blocks(text, [(k, s, e, None) for k, s, e in _spans(text, speakers)], speakers)
+    for m in messages:
+        if not (0 <= m.start <= m.end <= len(text)):
+            raise ValueError(f"message span {m.start}:{m.end} is outside the text")
+    return _blocks(text, [(BlockKind.TURN, m.start, m.end, m) for m in messages], frozenset())
+
+
+def _spans(text: str, speakers: frozenset[str]) -> list[tuple[BlockKind, int, int]]:
+    """The (kind, start, end) of each block of ``text``."""
     spans: list[tuple[BlockKind, int, int]] = []
-    speakers = _speakers(text) if ":" in text else frozenset()
     cur_kind: BlockKind | None = None
     cur_start = cur_end = 0
     in_fence = ""
@@ -198,10 +228,14 @@ def split_blocks(text: str) -> list[Block]:
         if kind is BlockKind.HEADING:
             close()
     close()
+    return spans
 
+
+def _blocks(text: str, spans: list[tuple[BlockKind, int, int, MessageSpan | None]],
+            speakers: frozenset[str]) -> list[Block]:
     blocks: list[Block] = []
     seen: dict[str, int] = {}
-    for kind, s, e in spans:
+    for kind, s, e, msg in spans:
         # Trailing blank lines inside a turn belong to the gap, not the turn.
         body = text[s:e].rstrip()
         e = s + len(body)
@@ -209,10 +243,13 @@ def split_blocks(text: str) -> list[Block]:
         n = seen.get(h, 0)
         seen[h] = n + 1
         role = turn_id = ""
-        if kind is BlockKind.TURN:
+        if msg is not None:  # every block of a message is the message's
+            role, turn_id = msg.role, msg.turn_id
+        elif kind is BlockKind.TURN:
             m = _TURN.match(body) or _speaker_turn(body, speakers)
             if m:
                 role = lower(m.group("role") if "role" in m.groupdict() else m.group("name"))
                 turn_id = m.groupdict().get("id") or ""  # a message header has none
-        blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id))
+        blocks.append(Block(kind, s, e, body, h, f"b{h}.{n}", role, turn_id,
+                            -1 if msg is None else msg.index))
     return blocks

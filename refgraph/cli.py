@@ -21,12 +21,12 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from . import __version__, native
-from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze, lint
+from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze, analyze_messages, lint
 from .buffer import ContextBuffer
 from .errors import InputError, RefgraphError, RewriteRejected
 from .gate import Gate, GateRejected
 from .graph import build_graph, to_node_link
-from .io import read_text
+from .io import read_messages, read_text
 from .merge import three_way_apply
 from .model import NodeKind, RefGraph
 from .nlp.pipeline import Mode
@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("before", help="the context before the rewrite (file, or - for stdin)")
     c.add_argument("after", help="the context after the rewrite (file, or - for stdin)")
     c.add_argument("--intent", choices=INTENTS, default="rewrite")
+    c.add_argument("--messages", action="store_true",
+                   help="BEFORE and AFTER are JSON message lists (OpenAI or Anthropic chat "
+                        "messages, or an object with a 'messages' list)")
     c.add_argument("--min-confidence", metavar="C", type=_confidence, default=None,
                    help="report findings this sure or surer (0-1; default: the analyzer's, "
                         f"{DEFAULT_MIN_CONFIDENCE})")
@@ -227,10 +230,17 @@ def _check(args: argparse.Namespace) -> int:
                if (path := getattr(args, flag)) is not None]
     for flag, path in outputs:  # fail before the analysis, not after it
         _check_writable(flag, path)
-    before, after = read_text(args.before), read_text(args.after)
-    report = analyze(before, after, intent=args.intent, mode=args.mode,
-                     declared_span=args.declared_span, select=args.select, ignore=args.ignore,
-                     min_confidence=args.min_confidence)
+    if args.messages:
+        if args.declared_span is not None:
+            raise InputError("--declared-span indexes a text: it cannot be used with --messages")
+        report = analyze_messages(read_messages(args.before), read_messages(args.after),
+                                  intent=args.intent, mode=args.mode, select=args.select,
+                                  ignore=args.ignore, min_confidence=args.min_confidence)
+    else:
+        before, after = read_text(args.before), read_text(args.after)
+        report = analyze(before, after, intent=args.intent, mode=args.mode,
+                         declared_span=args.declared_span, select=args.select,
+                         ignore=args.ignore, min_confidence=args.min_confidence)
     _emit(report, args.format, args.before, args.after)
     for flag, path in outputs:
         _write_review(report, flag, path, args.before, args.after)

@@ -7,6 +7,7 @@ Schema (``refgraph.report/2``, docs/contracts.md section 5): a finding has ``cod
 before claim), ``conflict`` (the after claim that contradicts it), ``missing`` (material with no
 counterpart in after), ``dependent`` (what in after still relies on it), ``argument`` (a
 number, name or handle a claim holds); ``node`` is the graph node the span is (a claim id).
+For message lists, ``message`` and ``offset`` say which message the span starts in and where.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ class Evidence:
     quote: str
     role: str = ""
     node: str = ""
+    # For a message list (refgraph.analyze_messages): the message's index in its list and
+    # where the span starts in that message's content.
+    message: int | None = None
+    offset: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"side": self.side, "start": self.start, "end": self.end,
@@ -38,6 +43,9 @@ class Evidence:
             out["role"] = self.role
         if self.node:
             out["node"] = self.node
+        if self.message is not None:
+            out["message"] = self.message
+            out["offset"] = self.offset
         return out
 
 

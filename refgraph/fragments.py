@@ -129,7 +129,9 @@ class Fragment:
     them renamed). What references resolve against is kept with block-relative starts.
     """
 
-    key: tuple[str, str]  # (block kind, text): the fragment serves only this content
+    # (block kind, text, role, turn id): the fragment serves only this content said by this
+    # source (the same text is another claim in another speaker's turn or another message).
+    key: tuple[str, str, str, str]
     bid: str  # the block id that node ids start with
     ids: list[str] = field(default_factory=list)  # endpoint ids: the block's nodes and referents
     # The block's nodes in the order they are added, each with the edges the block's content
@@ -181,7 +183,7 @@ class _FragmentBuilder:
     def __init__(self, block: Block) -> None:
         self.text = block.text
         self.bid = block.id
-        self.frag = Fragment((block.kind, block.text), block.id)
+        self.frag = Fragment(fragment_key(block), block.id)
         self.index: dict[str, int] = {}  # endpoint id -> its index in frag.ids
         self.edge_keys: set[tuple[int, int, str]] = set()
         self.linked: set[tuple[int, int]] = set()  # (u, v) of edges added through edge()
@@ -602,6 +604,11 @@ def block_words(text: str) -> str:
             if len(found) >= MAX_WORDS:
                 break
     return " ".join(sorted(found))
+
+
+def fragment_key(block: Block) -> tuple[str, str, str, str]:
+    """What a block's fragment depends on: its kind, text and source."""
+    return (block.kind, block.text, block.role, block.turn_id)
 
 
 def block_source(block: Block) -> str:

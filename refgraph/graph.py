@@ -10,14 +10,14 @@ rewrite re-derives only the blocks that changed. Schema: ``docs/graph.md``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import networkx as nx
 
-from .blocks import Block, split_blocks
+from .blocks import Block, MessageSpan, split_blocks
 from .errors import InputError
-from .fragments import Assembly, Fragment
+from .fragments import Assembly, Fragment, fragment_key
 from .gcpause import gc_paused
 from .io import decode_text
 from .model import SCHEMA, RefGraph
@@ -49,7 +49,8 @@ def check_text(text: object, what: str = "text") -> str:
 
 
 def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = None,
-                progress: Callable[[int, int], None] | None = None) -> RefGraph:
+                progress: Callable[[int, int], None] | None = None,
+                messages: Sequence[MessageSpan] | None = None) -> RefGraph:
     """Build the referent graph of ``text``.
 
     Parameters
@@ -62,6 +63,10 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
         Reuse a parser (and its block cache); by default a process-wide one per mode.
     progress : callable, optional
         Called as ``progress(done, total)`` while blocks are parsed (for progress bars).
+    messages : sequence of MessageSpan, optional
+        Where the messages of a rendered message list lie in ``text``
+        (:func:`refgraph.messages.render`): each is a turn of its own that nothing inside it
+        splits.
 
     Returns
     -------
@@ -77,7 +82,7 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
     text = check_text(text)
     parser = parser or default_parser(mode)
     with gc_paused():  # one pause for parsing and assembly (see refgraph.gcpause)
-        blocks = split_blocks(text)
+        blocks = split_blocks(text, messages)
         parsed = parser.parse(blocks, progress=progress)
         return assemble(text, blocks, parsed, mode=parser.mode)
 
@@ -93,7 +98,7 @@ def assemble(text: str, blocks: list[Block], parsed: list[ParsedBlock], *, mode:
         asm = Assembly(G)
         for block, pb in zip(blocks, parsed, strict=True):
             frag = pb.fragment
-            if not isinstance(frag, Fragment) or frag.key != (block.kind, block.text):
+            if not isinstance(frag, Fragment) or frag.key != fragment_key(block):
                 frag = Fragment.build(block, pb)
                 pb.fragment = frag
             asm.add(block, frag)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
@@ -30,6 +32,22 @@ def read_text(path: str) -> str:
             raise InputError(f"{shown}: cannot read ({exc.strerror or exc})") from None
         where = shown
     return decode_text(data, where)
+
+
+def read_messages(path: str) -> list[Any]:
+    """Read a JSON message list from ``path`` (``-`` for stdin): a list, or an object whose
+    ``messages`` is one (a logged request's layout)."""
+    shown = "standard input" if path == "-" else path if len(path) <= 200 else path[:197] + "..."
+    try:
+        data = json.loads(read_text(path))
+    except ValueError as exc:
+        raise InputError(f"{shown}: not JSON ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise InputError(f"{shown}: expected a JSON list of messages (or an object with a "
+                         f"'messages' list), got {type(data).__name__}")
+    return data
 
 
 def decode_text(data: bytes, where: str = "input") -> str:

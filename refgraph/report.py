@@ -74,7 +74,10 @@ class Report:
         for f in self.findings:
             out.append(f"{f.code} {f.name} [{f.severity}] {f.message}")
             for e in f.evidence:
-                out.append(f"  {names[e.side]}:{lines_of[e.side].where(e)}  {_quote(e)}")
+                # a message list's rendered lines mean nothing to its reader: say the message
+                where = (f"message {e.message}, offset {e.offset}" if e.message is not None
+                         else lines_of[e.side].where(e))
+                out.append(f"  {names[e.side]}:{where}  {_quote(e)}")
             out.append(f"  fix: {f.hint}")
         counts = Counter(f.severity for f in self.findings)
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"

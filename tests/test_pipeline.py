@@ -17,8 +17,8 @@ def test_public_api_is_pinned() -> None:
     assert sorted(refgraph.__all__) == sorted([
         "Analyzer", "Block", "BlockKind", "EdgeKind", "Evidence", "Finding", "InputError",
         "NodeKind", "Parser", "PipelineUnavailable", "RefGraph", "RefKind", "RefgraphError",
-        "Report", "__version__", "analyze", "build_graph", "lint", "load_pipeline",
-        "split_blocks", "to_node_link",
+        "Report", "__version__", "analyze", "analyze_messages", "build_graph", "lint",
+        "load_pipeline", "split_blocks", "to_node_link",
         # the guarded apply
         "AmbiguousAnchor", "Committed", "ContextBuffer", "EditConflict", "Gate", "GateRefused",
         "GateRejected", "Hunk", "Ledger", "Patch", "Revision", "RewriteRejected", "Snapshot",
