@@ -58,6 +58,7 @@ class Arg:
     noun: str = ""  # unitless quantities: the plural noun counted ("63,250,000 calls": call)
     total: float | None = None  # quantities: the total of a count ("58/120": 120)
     plural: bool = False  # mentions: several at once ("the replicas")
+    none: bool = False  # mentions: quantified as empty ("no untagged S3"): names nothing
     resolved: bool = True  # deictics: whether the graph found what it points at
     cited: bool = False  # handles: it names the source of what the claim says
     words: tuple[str, ...] = ()  # code spans and handles: the names and numbers inside
@@ -300,7 +301,8 @@ def _arg(nid: str, d: dict[str, Any], role: str) -> Arg:
     base = Arg(nid, kind, role, int(d["start"]), int(d["end"]), str(d["text"]))
     if kind == "mention":
         return replace(base, key=str(d.get("key", "")), head=str(d.get("head", "")),
-                       label=str(d.get("ent_label", "")), plural=bool(d.get("plural", False)))
+                       label=str(d.get("ent_label", "")), plural=bool(d.get("plural", False)),
+                       none=bool(d.get("none", False)))
     words = tuple(str(d.get("words", "")).split())
     if kind == "identifier":
         return replace(base, key=str(d.get("name", "")), label=str(d.get("ident_kind", "")),

@@ -625,3 +625,112 @@ def test_a_clause_opening_without_qualifies_a_part(mode: str) -> None:
                            ("Without a DMP the application is ineligible.", True)):
         [c] = claims_of(build_graph(text, mode=mode)).claims
         assert (c.negative, c.qualified) == (negative, True), text
+
+
+# Causes found on fresh batch b13 (each written here in other words than the batch's).
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_nothing_may_is_a_prohibition_not_a_hedge(mode: str) -> None:
+    before = "user: If you add a lifecycle rule, nothing may expire in under 90 days."
+    after = "- User: any lifecycle rule must not expire objects in under 90 days."
+    assert "RG304" not in refgraph.analyze(before, after, intent="summarize", mode=mode).codes
+    G = refgraph.build_graph(before + "\n\ntool: nothing matched the filter.", mode=mode)
+    forces = {d["text"]: d.get("force") for _, d in G.nodes(data=True) if d["kind"] == "claim"}
+    assert forces["nothing may expire in under 90 days"] == "prohibition"
+    assert forces["nothing matched the filter"] is None
+
+
+def test_a_number_right_after_its_unit_leaves_the_unit_out(az: refgraph.Analyzer) -> None:
+    before = "The warm-up must last at least 10 minutes. It lasted 12 minutes."
+    assert az.analyze(before, "A 12-minute warm-up (10 minimum) was done.",
+                      intent="summarize").codes == []
+    # Only the very unit counts: after "5 s", a bare 10 that was 10 minutes reads as seconds.
+    assert az.analyze("Retry after 5 s. The warm-up must last at least 10 minutes.",
+                      "Retry after 5 s; the warm-up must last at least 10.",
+                      intent="summarize").codes == ["RG201"]
+
+
+def test_a_value_worked_out_from_its_sentence_is_no_change(az: refgraph.Analyzer) -> None:
+    before = "- Flour (25 kg sacks): 4 sacks on hand; par 3."
+    assert az.analyze(before, "- flour 4 sacks (100 kg), over par.",
+                      intent="summarize").codes == []
+    assert az.analyze(before, "- Flour (20 kg sacks): 4 sacks on hand; par 3.",
+                      intent="summarize").codes == ["RG202"]
+
+
+def test_a_camel_case_name_of_before_words_is_supported(az: refgraph.Analyzer) -> None:
+    before = "assistant: there is a syntax error in parse.py on line 4."
+    assert az.analyze(before, "Goal: a SyntaxError in parse.py, line 4.",
+                      intent="summarize").codes == []
+    assert az.analyze(before, "Goal: a ValueError in parse.py, line 4.",
+                      intent="summarize").codes == ["RG104"]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_no_such_file_points_at_nothing(mode: str) -> None:
+    G = refgraph.build_graph("tool: cat: notes.txt: No such file or directory", mode=mode)
+    assert [d for _, d in G.nodes(data=True) if d["kind"] == "deictic"] == []
+    G = refgraph.build_graph("Keep a copy of the log. Any such file must be kept.", mode=mode)
+    assert [d["text"] for _, d in G.nodes(data=True) if d["kind"] == "deictic"] == ["such file"]
+
+
+def test_a_denied_act_does_not_depend_on_its_condition(az: refgraph.Analyzer) -> None:
+    before = "The linter rejected the edit. Edit the config again if needed."
+    assert "RG303" not in az.analyze(before, "The edit was rejected; the config was not edited.",
+                                     intent="summarize").codes
+    assert "RG303" in az.analyze("Deploy the build only if the tests pass.", "Deploy the build.",
+                                 intent="summarize").codes
+
+
+def test_a_long_output_that_mentions_acts_is_fetched_again_by_its_command(
+        az: refgraph.Analyzer) -> None:
+    # The command kept in backticks names its file; "eight lines" counts the output's lines;
+    # an output that mentions acts ("raised the flag") is no report of one.
+    lines = ["Captain Silver raised the flag at dawn.", "The flag of the Hispaniola was grey.",
+             "Tuppence had a flagon of wine.", "The flags were limp over Dantes.",
+             "No flag was seen by Tommy.", "The flagstones of Marseille were wet.",
+             "A flag of truce came from Jim.", "There were flags on every mast of the Pequod."]
+    before = ("assistant: run strings on the image\n```\nstrings disk.img | grep flag\n```\n\n"
+              "tool: " + "\n".join(lines) + "\n\nassistant: none of these is the flag.")
+    after = ("- `strings disk.img | grep flag` printed eight lines of prose that mention flags, "
+             "none a flag.")
+    assert az.analyze(before, after, intent="summarize").codes == []
+    # A report of an act is not fetched again by re-running its call.
+    assert "RG501" in az.analyze(
+        "tool[call_2]: deployed api v2 to prod and restarted 3 pods on node-7\n\n"
+        "assistant: the deploy is done.", "- The deploy (call_2) is done on node-7.",
+        intent="summarize").codes
+
+
+def test_a_parser_guess_inside_a_note_does_not_cut_a_quantity() -> None:
+    G = refgraph.build_graph("- Stock: olive oil 7 × 5 L tins, over par 6, so no order.",
+                             mode="accurate")
+    units = {d["text"]: d.get("unit") for _, d in G.nodes(data=True) if d["kind"] == "quantity"}
+    assert units.get("5 L") == "liter"
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_mention_of_none_is_no_entity_to_merge(mode: str) -> None:
+    before = ("assistant: Most of the increase is NAT Gateway in prod (+$12,580) and S3 in the "
+              "EU account (+$2,870).\n\nassistant: Draft findings: (1) add an endpoint; (2) no "
+              "lifecycle rule; (3) no untagged S3 in the EU account.")
+    after = ("- call_1: mostly NAT Gateway in PROD, and S3 in EU, $5,600 -> $8,470.\n"
+             "- Draft: endpoint; no lifecycle rule; no untagged S3 in EU.")
+    assert "RG103" not in refgraph.analyze(before, after, intent="summarize", mode=mode).codes
+
+
+def test_a_doubled_limit_is_not_worked_out_from_itself(az: refgraph.Analyzer) -> None:
+    before = "user: One rule: nothing over £500 gets posted without Joanne's sign-off."
+    assert az.analyze(before, "Rule: nothing over £1,000 posted without Joanne's sign-off.",
+                      intent="summarize").codes == ["RG202"]
+
+
+def test_a_reference_resolved_to_what_its_head_does_not_name_proves_nothing() -> None:
+    # The resolver took "after Sam reset the breaker" for "the above threshold": citing it as
+    # what the reference lost would be a false proof.
+    before = ("- Night 3: the spectrum only if T2 is still brighter than r = 20.5.\n"
+              "- The heater works again after Sam reset the breaker.\n"
+              "- T2 was fainter than the above threshold, so no spectrum.")
+    after = "- Heater fixed.\n- T2 was fainter than the above threshold, so no spectrum."
+    r = refgraph.analyze(before, after, intent="summarize", mode="accurate")
+    assert "RG102" not in r.codes
+    assert [f.confidence for f in r.suppressed if f.code == "RG102"] == [0.5]

@@ -135,12 +135,14 @@ class ConstraintTagger:
                 continue
             if cue in _needs_addressee() and not (start > lo and v.low(start - 1) == "you"):
                 continue  # "Can't wait to see it!": the speaker's, no rule
-            if kind.endswith("_weak"):
-                base = kind[: -len("_weak")]
-                if base == "prohibition" and cue == "no" and _clause_start(v, lo, start):
+            if kind.endswith(("_weak", "_licensed")):
+                base = kind.rsplit("_", 1)[0]
+                licensed = kind.endswith("_licensed")
+                if base == "prohibition" and (cue == "no" or licensed) and \
+                        _clause_start(v, lo, start):
                     if parsed is None:
                         parsed = doc.has_annotation("DEP")
-                    if _prohibiting_no(doc, v, start, end, hi, parsed):
+                    if _prohibiting_no(doc, v, start, end, hi, parsed, licensed_only=licensed):
                         kind = base
                 elif base == "limit":
                     if quantity_starts is None:
@@ -184,7 +186,8 @@ def _identifiers(doc: Doc) -> list[tuple[int, int, str]]:
                    for _, s, e, a in raw_records_of(doc, _IDENTIFIER)])
 
 
-def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed: bool) -> bool:
+def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed: bool, *,
+                    licensed_only: bool = False) -> bool:
     """Whether a clause-initial "no" prohibits ("No deploys on Fridays", "no retries after 3
     failures", "No service may call the DB") rather than reports a result ("No rows matched the
     filter", "No folder for 2025-03-17 is missing"): a report has a finite verb of its own; a
@@ -192,7 +195,8 @@ def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed:
 
     Only the clause after the cue is read, up to a clause boundary or a subordinator ("no
     deploys after the freeze starts": "starts" belongs to the condition); ``hi`` ends the
-    sentence window."""
+    sentence window. With ``licensed_only`` (a negative quantifier: "nothing may expire"), only
+    a modal or licensing word makes it one."""
     if end >= len(v.starts) or not is_wordlike(v, end) or value_no(v, start):
         return False  # "| no |", "nullable: no": nothing is governed
     openers = clause_openers()
@@ -208,7 +212,7 @@ def _prohibiting_no(doc: Doc, v: DocView, start: int, end: int, hi: int, parsed:
         if k > end and _finite(doc, v, k, parsed):
             finite = True  # the first word after "no" is its noun ("No deploys")
         k += 1
-    return not finite
+    return not finite and not licensed_only
 
 
 def _finite(doc: Doc, v: DocView, k: int, parsed: bool) -> bool:

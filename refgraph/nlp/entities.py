@@ -21,6 +21,7 @@ from spacy.tokens import Doc, Span
 from ..casing import lower
 from ..memo import WordMemo
 from ..model import NodeKind, Scalar
+from ..resources import load_word_list
 from .lemmas import is_verb_form
 from .lexicon import phrase_matcher
 from .numbers import is_label_number, is_month_name
@@ -35,7 +36,7 @@ from .text import (
     norm,
     stopwords,
 )
-from .view import ALPHA, NUM, SPACE, DocView, view
+from .view import ALPHA, NUM, PUNCT, SPACE, DocView, view
 
 SPAN_KEY = "rg_mentions"
 _DETS = frozenset({"the", "a", "an", "each", "every", "our", "your", "its", "their", "his", "her",
@@ -90,6 +91,8 @@ def _is_plural(word: str) -> bool:
 _w = WordMemo(_word)
 _label_token = WordMemo(_is_label)
 _plural = WordMemo(_is_plural)
+# Negation cues that quantify a noun phrase as empty ("no untagged S3").
+_NO_DETERMINERS = load_word_list("negation.json", "determiners")
 
 
 def _is_word(char: str) -> bool:
@@ -413,6 +416,11 @@ class EntityTagger:
             attrs["ent_label"] = label
         if plural:
             attrs["plural"] = True  # "the replicas", "lines 14-16": several at once
+        first = start
+        while first < end - 1 and v.flags(first) & (PUNCT | NUM):
+            first += 1  # "(3) no untagged S3": a parse may open the chunk at a list number
+        if _NO_DETERMINERS & {v.low(k) for k in (start - 1, first) if 0 <= k < len(v.starts)}:
+            attrs["none"] = True  # "no untagged S3 buckets": a mention of nothing that exists
         add_attrs(doc, SPAN_KEY, NodeKind.MENTION, start_char, end_char, attrs, "MENTION")
 
 

@@ -250,6 +250,9 @@ class IdentifierExtractor:
                     ident["labelled"] = True  # "m.chen: 3 failures": a listing's label
                 if pat.kind == "code":
                     ident["words"] = _words_of(code)  # `return int(value)`: its names
+                    files = _files_of(code)
+                    if files:
+                        ident["files"] = files
                 add_attrs(doc, SPAN_KEY, NodeKind.IDENTIFIER, s, e, ident, "IDENT")
         return doc
 
@@ -348,6 +351,14 @@ _NAME_WORD = re.compile(r"0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?|[^\W_]\w*")  # "0x10" 
 def _words_of(code: str) -> str:
     """The names and numbers inside a code span or handle, lower-cased, space-separated."""
     return " ".join(lower(w) for w in _NAME_WORD.findall(code) if len(w) > 1 or w.isdigit())
+
+
+def _files_of(code: str) -> str:
+    """The file names a command in a code span reads, whole, space-separated (`strings
+    disk.img | grep flag` -> disk.img: what running it again re-reads)."""
+    return " ".join(f for t in code.split()[1:] if (f := t.strip("'\"`,;()[]{}<>|"))
+                    and f[:1].isalnum() and "(" not in t and _EXTENSION_AT_END.search(f)
+                    and not _is_number_like(f))
 
 
 def _path_like(value: str) -> bool:

@@ -177,6 +177,9 @@ def _word(text: str) -> str:
     return text if ("_" in text or text.isupper()) else norm(text)
 
 
+_NOT_REFERENCE = "none"  # the label of an idiom that holds a determiner but points nowhere
+
+
 class ReferenceTagger:
     """spaCy component: see the module docstring."""
 
@@ -185,7 +188,8 @@ class ReferenceTagger:
         self.resolve_pronouns = resolve_pronouns
         lex = _lex()
         self.phrases = phrase_matcher(nlp, {**lex["phrases"], **{
-            d: f"det:{k}" for d, k in lex["determiners"].items()}})
+            d: f"det:{k}" for d, k in lex["determiners"].items()},
+            **{p: _NOT_REFERENCE for p in lex["not_references"]}})
         self.pronouns = frozenset(lex["pronouns"])
 
     def __call__(self, doc: Doc) -> Doc:
@@ -196,6 +200,8 @@ class ReferenceTagger:
         covered: set[int] = set()
         for start, end, label in longest_matches(self.phrases, doc, v):
             word = lower(text[v.starts[start]:v.ends[end - 1]])
+            if label == _NOT_REFERENCE:
+                continue  # "no such file": the longest match keeps "such" from pointing
             if label.startswith("det:"):
                 kind = label[4:]
                 after_so = word == "that" and start > 0 and v.low(start - 1) == "so"

@@ -187,7 +187,10 @@ def _compute(doc: Doc, text: str, has_sents: bool | None = None,
             has_sents = any(sent_start[1:]) or doc.has_annotation("SENT_START")
         sent_starts = [0]
         if has_sents:
-            sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i]
+            # A parser's boundaries are guesses to check; a sentencizer's are its rule.
+            parsed = doc.has_annotation("DEP")
+            sent_starts += [i for i, s in enumerate(sent_start) if s == 1 and i and (
+                not parsed or _ends_sentence(text, words, ends, starts, i))]
     lowered = lower(text)
     if len(lowered) == len(text):
         lowers = [lowered[a:b] for a, b in zip(starts, ends, strict=True)]
@@ -196,6 +199,32 @@ def _compute(doc: Doc, text: str, has_sents: bool | None = None,
         lowers = [lower(w) for w in words]
     return DocView(text, starts, sent_starts, has_sents, ends, ws, lowered, key, lows, words,
                    lowers)
+
+
+_FULL_STOPS = frozenset(".!?;:…")
+_MARKERS = frozenset({"-", "*", "+", "•", ">"})
+_CLOSERS = frozenset(")]}\"'”’»")
+
+
+def _ends_sentence(text: str, words: list[str], ends: list[int], starts: list[int],
+                   i: int) -> bool:
+    """Whether a parser's sentence start at token ``i`` follows a sentence's end: a full stop
+    (or one inside a closing quote or bracket) or a line break. The parser also guesses
+    boundaries inside verbless notes ("olive oil 7 × 5 | L tins"); a quantity, scope or clause
+    must not be cut there."""
+    k = i - 1
+    if k > 0 and words[k] in _MARKERS:
+        k -= 1  # "\n- The customer": a list item's marker opens the sentence
+    while k > 0 and words[k].isspace():  # spaCy makes "\n" and runs of spaces tokens
+        if "\n" in words[k]:
+            return True
+        k -= 1
+    if "\n" in text[ends[k]:starts[i]] or words[k].isspace():
+        return True
+    last = words[k][-1:]
+    if last in _FULL_STOPS:
+        return True
+    return last in _CLOSERS and k >= 1 and words[k - 1][-1:] in _FULL_STOPS
 
 
 def _sentencize(words: list[str], key: int, punct: frozenset[str]) -> list[int]:

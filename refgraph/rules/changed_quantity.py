@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from ..align import ClaimPair
@@ -97,6 +98,8 @@ class ChangedQuantity(Rule):
             if len(cands) != 1:
                 continue
             x = cands[0]
+            if _computed(q, _sentence_quantities(ctx, q), x):
+                continue  # "olive oil (5 L tins): 7 tins" -> "7 tins (35 L)": worked out
             if _stated_elsewhere(ctx, b, x):
                 continue  # "Run 1: 3 passed. Run 2: 5 passed" -> "Run 2: 5 passed"
             conf = 0.55 + 0.35 * p.coverage
@@ -107,6 +110,33 @@ class ChangedQuantity(Rule):
                 unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
                 return x, f"the value changed{unit}", conf
         return None
+
+
+def _sentence_quantities(ctx: Context, q: Arg) -> list[Arg]:
+    """The before quantities of q's sentence (its claims split "Olive oil (5 L tins): 7 tins")."""
+    i = ctx.before.unit_of.get(q.node)
+    return [y for y in quantities(ctx.before) if ctx.before.unit_of.get(y.node) == i]
+
+
+def _computed(q: Arg, qs: list[Arg], x: Arg) -> bool:
+    """Whether after's ``x`` is ``q`` worked together with another number of its sentence: a
+    product ("5 L tins: 7 tins" -> "35 L") or a sum or difference in q's unit ("3 h, then
+    2 h more" -> "5 h"). A derivation states q; it does not change it."""
+    m, bm = x.magnitude, x.base_magnitude
+    if m is None or q.magnitude is None:
+        return False
+    for y in qs:
+        if y.node == q.node or y.magnitude is None:
+            continue
+        if math.isclose(m, q.magnitude * y.magnitude, rel_tol=1e-9):
+            return True
+        if bm is not None and q.base_magnitude is not None and y.base_magnitude is not None \
+                and y.base_unit == q.base_unit and any(
+                    math.isclose(bm, v, rel_tol=1e-9) for v in (
+                        q.base_magnitude + y.base_magnitude,
+                        abs(q.base_magnitude - y.base_magnitude))):
+            return True
+    return False
 
 
 def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
@@ -138,6 +168,9 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
             continue
         # the blocks the sentence came from (a summary merges a bullet's sentences)
         blocks = {al.before[k].block for k in {i, *al.sources.get(j, ())}}
+        source_qs = [q for q in before_qs
+                     if (k := ctx.before.unit_of.get(q.node)) is not None
+                     and al.before[k].block in blocks]
         gone = [q for k in sorted(by_unit_b) if al.before[k].block in blocks
                 for q in by_unit_b[k] if not any(_states(q, x)
                                                  for x in after_units.get(q.base_unit, ()))]
@@ -146,7 +179,8 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
         for unit in {q.base_unit for q in gone if q.base_unit}:
             g = [q for q in gone if q.base_unit == unit]
             n = [x for x in new if x.base_unit == unit]
-            if len(g) == 1 and len(n) == 1 and _direction(g[0].bound) == _direction(n[0].bound):
+            if len(g) == 1 and len(n) == 1 and _direction(g[0].bound) == _direction(n[0].bound) \
+                    and not _computed(g[0], source_qs, n[0]):
                 yield g[0], n[0]
 
 

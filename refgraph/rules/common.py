@@ -265,6 +265,7 @@ def handles_of(side: Side) -> set[str]:
     for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
         d = side.d(nid)
         out.add(str(d["name"]))  # `find_file "fields.py" src` re-runs the search
+        out.update(str(d.get("files", "")).split())  # `strings disk.img | grep flag`
         out.update(str(d.get("words", "")).split())
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator
 
-from ..claims import Claim
+from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
@@ -14,6 +14,7 @@ from .context import Context, Side
 
 _REFERS_TO = EdgeKind.REFERS_TO.value
 _DEICTIC = NodeKind.DEICTIC.value
+_BOUNDS = frozenset({"<", "<=", ">", ">="})
 
 
 class DanglingDeictic(Rule):
@@ -65,11 +66,27 @@ class DanglingDeictic(Rule):
             # pride parade. This experience ..." for "the parade was an awesome experience"):
             # then the loss is not proven.
             restated = now is None and _restated_before(ctx, claims, d)
+            # A guess of the resolver is no proof: "the above threshold" resolved to "no
+            # guider dropouts" (the nearest claim) says nothing about what it meant.
+            weak = restated or not _fits(claims, d)
             yield self.finding(
                 f"{d['text']!r} pointed at {short(claim.text)!r}, which after no longer holds; "
                 f"it {tail}",
                 ctx.before.ev(claim.start, claim.end, "missing", claim.id),
-                ctx.after.ev_node(nid, "dependent"), confidence=0.5 if restated else 0.8)
+                ctx.after.ev_node(nid, "dependent"), confidence=0.5 if weak else 0.8)
+
+
+def _fits(claims: list[Claim], d: dict[str, object]) -> bool:
+    """Whether what a reference resolved to in before is what its head names: the head's
+    word is among the claims' features ("that retry budget" -> "retries: at most 3"), or the
+    head names a rule and a claim is one (an order, a condition, a bound: "the above
+    constraint" -> "never restart the primary"). A reference without a head fits anything."""
+    head = str(d.get("head") or "").lower()[:5]
+    if not head:
+        return True
+    return any(f.split(":", 1)[-1].startswith(head) for c in claims for f in c.features) or any(
+        c.force in ORDER_FORCES or c.conditions or c.exclusive or any(
+            q.bound in _BOUNDS for q in c.args_of("quantity")) for c in claims)
 
 
 _REACH = 4  # after claims just before a reference that may restate what it points at

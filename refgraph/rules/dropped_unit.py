@@ -39,13 +39,29 @@ def _shares_unit(x: Arg, qs: list[Arg], unit: str) -> bool:
     return False
 
 
+_BOUNDS = frozenset({"<", "<=", ">", ">="})
+_ELLIPSIS_GAP = 30  # characters from a stated unit to a number that leaves it out
+
+
+def _unit_elided(x: Arg, qs: list[Arg], q: Arg) -> bool:
+    """Whether bare number ``x`` is a bound set beside a measurement in the very unit before
+    gave it, which it follows closely in the same claim: "at least 10 minutes" as "a
+    12-minute run (10 minimum)". A plain value is not ("61 g reserved (579 still free)"
+    drops the grams), nor another unit: after "5 s", a bare "10" that was "10 minutes" reads
+    as seconds, wrongly."""
+    return x.bound == q.bound and x.bound in _BOUNDS and any(
+        y.unit == q.unit and y.end <= x.start and x.start - y.end <= _ELLIPSIS_GAP for y in qs)
+
+
 class DroppedUnit(Rule):
     """A number survived but its unit or scale did not.
 
     ## What it detects
     A quantity with a unit in a before claim ("30 seconds", "4 GB", "20 million rows") whose
     counterpart claim in after holds the same number with no unit ("30"), while no after
-    quantity anywhere states it with its unit (in any unit: "0.5 min" keeps "30 s").
+    quantity anywhere states it with its unit (in any unit: "0.5 min" keeps "30 s"), and no
+    measurement just before it in the claim, in that very unit, is what its bound is set on
+    ("a 12-minute run (10 minimum)").
 
     ## Why it matters
     A bare number is read in whatever unit the reader assumes: 30 seconds and 30 milliseconds
@@ -74,7 +90,7 @@ class DroppedUnit(Rule):
                     qs = a.args_of("quantity")
                     bare = [x for x in qs if not x.unit and x.magnitude is not None and
                             math.isclose(x.magnitude, q.magnitude) and
-                            not _shares_unit(x, qs, q.unit)]
+                            not _shares_unit(x, qs, q.unit) and not _unit_elided(x, qs, q)]
                     if bare:
                         x = bare[0]
                         # A count that lost its noun ("5,461 rows" -> "5,461") is read from

@@ -118,6 +118,9 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             acting = [a for a in dependents if a.mood == "imperative" or a.force]
             return "prohibited touching it", (acting or dependents)[0], 0.58 if acting else 0.5
         return None
+    # Past the prohibition, the act is the claim as it is: "the file was not modified" does
+    # not do "edit the file again (if necessary)".
+    actions = [(a, cov) for a, cov in actions if a.negative == b.negative]
     if not actions:
         return None
     for ante, marker, kind in b.conditions:

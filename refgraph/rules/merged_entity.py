@@ -80,8 +80,10 @@ class MergedEntity(Rule):
             for m in b.args_of("mention"):
                 if not m.key.isprintable():
                     continue  # a terminal's colour codes and line breaks inside: no name
-                if _qualifiers(m.key) and m.label not in _NUMERIC and not m.plural:
-                    # "Two Dans on site" names the group, not one of the two
+                if _qualifiers(m.key) and m.label not in _NUMERIC and not m.plural and \
+                        not m.none:
+                    # "Two Dans on site" names the group, not one of the two; "no untagged
+                    # S3" names none at all
                     by_head.setdefault(m.head, {}).setdefault(m.key, []).append((b, m))
         after_words = _after_words(ctx)
         reported: set[str] = set()

@@ -109,6 +109,9 @@ class Support:
                 return None  # "c_i", "n_i": notation, one-letter names of nothing to miss
             if len(runs) == 2 and len(runs[1]) == 1 and runs[0].lower() in self.vocab:
                 return None  # "char_i", "x_0": a before word with an index
+            camel = _camel_words(x.key)
+            if len(camel) >= 2 and all(w in self.vocab or w in self.words for w in camel):
+                return None  # "SyntaxError" where before says "a syntax error"
             if x.label == "code" and x.key.isalpha() and x.key.islower():
                 return "an identifier", 0.55  # `submit`: a plain word in backticks
             if x.label == "kebab":
@@ -276,6 +279,20 @@ class Support:
         return any(round(m, d) in self._products for d in (1, 2))
 
 
+def _camel_words(name: str) -> list[str]:
+    """The words of a CamelCase name, lower-cased ("SyntaxError" -> ["syntax", "error"]);
+    [] for anything else (digits, underscores, one word, all capitals)."""
+    if not name.isalpha() or name.isupper() or name.islower():
+        return []
+    words: list[str] = []
+    for ch in name:
+        if ch.isupper() or not words:
+            words.append(ch.lower())
+        else:
+            words[-1] += ch
+    return words if all(len(w) > 1 for w in words) else []
+
+
 def _leading_number(w: str) -> str:
     """The number a code starts with: "1.3b" -> "1.3", "v2" -> ""."""
     k = 0
@@ -309,8 +326,8 @@ def _key_words(key: str) -> list[str]:
 
 
 def _counts(side: Side, claims: list[Claim]) -> set[int]:
-    """How many items before lists: the arguments of one kind in a claim or in a block, and
-    runs of consecutive bullet blocks."""
+    """How many items before lists: the arguments of one kind in a claim or in a block, runs
+    of consecutive bullet blocks, and the lines of a block."""
     out: set[int] = set()
     per_block: dict[tuple[str, str], int] = {}
     for c in claims:
@@ -322,6 +339,9 @@ def _counts(side: Side, claims: list[Claim]) -> set[int]:
     out.update(per_block.values())
     run = 0
     for bid in side.nodes_of("block"):
+        lines = side.d(bid).get("lines")
+        if isinstance(lines, int):
+            out.add(lines)  # a tool's output "printed 8 lines"
         if side.d(bid).get("block_kind") == "bullet":
             run += 1
             out.add(run)

@@ -32,6 +32,9 @@ _SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
 _ASKED = frozenset({"call", "flag"})  # identifier kinds of the request a result echoes
 
 
+_ACT_SHARE = 3  # a result is a report of an act when a third of its claims or more are acts
+
+
 class UnrecoverablePrune(Rule):
     """Material that existed only in the context was removed and nothing can re-fetch it.
 
@@ -105,7 +108,11 @@ class UnrecoverablePrune(Rule):
                 continue
             claims = before.claims.by_block.get(bid, [])
             handles = _block_handles(before, bid, claims) | issuer_handles(before, blocks, k)
-            one_shot = any(c.side_effect and c.asserted for c in claims)  # not a command's
+            # An output that reports an act ("deployed api v2", "POST /refunds -> 201") is
+            # not fetched again by re-running its call; a long output that mentions acts in
+            # passing (a text file's lines, "set up the flag") is.
+            acts = sum(1 for c in claims if c.side_effect and c.asserted)
+            one_shot = acts > 0 and _ACT_SHARE * acts >= len(claims)
             turn = str(d.get("turn_id", "")).lower()
             cited = bool(turn) and turn in after_lower  # "(c1, c2)": a short call id, cited
             if (cited or any_handle(handles, after_handles)) and not one_shot:
