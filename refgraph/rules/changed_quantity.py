@@ -128,7 +128,9 @@ def _computed(q: Arg, qs: list[Arg], x: Arg) -> bool:
     for y in qs:
         if y.node == q.node or y.magnitude is None:
             continue
-        if math.isclose(m, q.magnitude * y.magnitude, rel_tol=1e-9):
+        if (y.noun or y.counted) and math.isclose(m, q.magnitude * y.magnitude, rel_tol=1e-9):
+            # only a count of items multiplies: "7 tins" of 5 L; a bare "10" nearby is no
+            # licence to read a tenfold value as worked out
             return True
         if bm is not None and q.base_magnitude is not None and y.base_magnitude is not None \
                 and y.base_unit == q.base_unit and any(
