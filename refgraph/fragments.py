@@ -198,9 +198,10 @@ class _FragmentBuilder:
             extra["role"] = block.role
         if block.turn_id:
             extra["turn_id"] = block.turn_id
-        lines = sum(1 for line in block.text.splitlines() if line.strip())
-        if lines >= 2:
-            extra["lines"] = lines  # "printed 8 lines" counts them
+        if "\n" in block.text:  # most blocks are one line: no pass over them
+            lines = sum(1 for line in block.text.splitlines() if line.strip())
+            if lines >= 2:
+                extra["lines"] = lines  # "printed 8 lines" counts them
         numerals = block_numerals(block.text)
         if numerals:
             extra["numerals"] = numerals

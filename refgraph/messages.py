@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .blocks import MessageSpan
@@ -67,13 +67,16 @@ class Rendered:
 
     text: str
     spans: tuple[MessageSpan, ...]
+    starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "starts", tuple(s.start for s in self.spans))
 
     def locate(self, offset: int) -> tuple[int, int] | None:
         """``(message index, offset within that message's content)`` of a text offset, or
         None when it falls between messages. An offset in a message's label (evidence that
         cites the whole message) is offset 0 of its content."""
-        starts = [s.start for s in self.spans]
-        k = bisect.bisect_right(starts, offset) - 1
+        k = bisect.bisect_right(self.starts, offset) - 1
         if k < 0:
             return None
         s = self.spans[k]

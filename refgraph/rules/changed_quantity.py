@@ -9,7 +9,15 @@ from ..align import ClaimPair
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, compatible, pairs, quantities, same_quantity, words_of
+from .common import (
+    arg_ev,
+    compatible,
+    pairs,
+    quantities,
+    same_quantity,
+    sentence_quantities,
+    words_of,
+)
 from .context import Context
 
 _RESTATED = 0.3
@@ -98,7 +106,7 @@ class ChangedQuantity(Rule):
             if len(cands) != 1:
                 continue
             x = cands[0]
-            if _computed(q, _sentence_quantities(ctx, q), x):
+            if _computed(q, sentence_quantities(ctx.before, q), x):
                 continue  # "olive oil (5 L tins): 7 tins" -> "7 tins (35 L)": worked out
             if _stated_elsewhere(ctx, b, x):
                 continue  # "Run 1: 3 passed. Run 2: 5 passed" -> "Run 2: 5 passed"
@@ -110,12 +118,6 @@ class ChangedQuantity(Rule):
                 unit = f" ({q.unit} -> {x.unit})" if q.unit != x.unit else ""
                 return x, f"the value changed{unit}", conf
         return None
-
-
-def _sentence_quantities(ctx: Context, q: Arg) -> list[Arg]:
-    """The before quantities of q's sentence (its claims split "Olive oil (5 L tins): 7 tins")."""
-    i = ctx.before.unit_of.get(q.node)
-    return [y for y in quantities(ctx.before) if ctx.before.unit_of.get(y.node) == i]
 
 
 def _computed(q: Arg, qs: list[Arg], x: Arg) -> bool:
@@ -139,6 +141,13 @@ def _computed(q: Arg, qs: list[Arg], x: Arg) -> bool:
                         abs(q.base_magnitude - y.base_magnitude))):
             return True
     return False
+
+
+def _block_quantities(ctx: Context, blocks: set[str]) -> list[Arg]:
+    """The before quantities of ``blocks`` (a summary sentence merges a bullet's)."""
+    al = ctx.alignment
+    return [q for q in quantities(ctx.before)
+            if (k := ctx.before.unit_of.get(q.node)) is not None and al.before[k].block in blocks]
 
 
 def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
@@ -170,9 +179,6 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
             continue
         # the blocks the sentence came from (a summary merges a bullet's sentences)
         blocks = {al.before[k].block for k in {i, *al.sources.get(j, ())}}
-        source_qs = [q for q in before_qs
-                     if (k := ctx.before.unit_of.get(q.node)) is not None
-                     and al.before[k].block in blocks]
         gone = [q for k in sorted(by_unit_b) if al.before[k].block in blocks
                 for q in by_unit_b[k] if not any(_states(q, x)
                                                  for x in after_units.get(q.base_unit, ()))]
@@ -182,7 +188,7 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
             g = [q for q in gone if q.base_unit == unit]
             n = [x for x in new if x.base_unit == unit]
             if len(g) == 1 and len(n) == 1 and _direction(g[0].bound) == _direction(n[0].bound) \
-                    and not _computed(g[0], source_qs, n[0]):
+                    and not _computed(g[0], _block_quantities(ctx, blocks), n[0]):
                 yield g[0], n[0]
 
 

@@ -28,6 +28,7 @@ _IDENTITY = ("i:", "h:")
 _THREAD_REACH = 3  # blocks before a claim's own that belong to its thread
 ISSUER_REACH = 3  # blocks back from a tool result to the turn that issued its call
 TOOL_ROLES = frozenset({"tool", "observation", "function"})  # turns that hold a tool's output
+BOUNDS = frozenset({"<", "<=", ">", ">="})  # quantity bounds that restrict ("at most 3")
 
 
 def pairs(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
@@ -149,6 +150,18 @@ def quantities(side: Side) -> list[Arg]:
         found = side.memo["quantities"] = [
             arg_of_node(n, side.d(n)) for n in side.nodes_of(NodeKind.QUANTITY.value)]
     assert isinstance(found, list)
+    return found
+
+
+def sentence_quantities(side: Side, q: Arg) -> list[Arg]:
+    """The quantities of q's sentence (unit), claims or not, indexed once per text."""
+    index = side.memo.get("quantities_by_unit")
+    if index is None:
+        index = side.memo["quantities_by_unit"] = {}
+        for y in quantities(side):
+            index.setdefault(side.unit_of.get(y.node), []).append(y)
+    assert isinstance(index, dict)
+    found: list[Arg] = index.get(side.unit_of.get(q.node), [])
     return found
 
 

@@ -9,12 +9,11 @@ from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind
 from .base import Example, Rule
-from .common import TOOL_ROLES, kept, short
+from .common import BOUNDS, TOOL_ROLES, kept, short
 from .context import Context, Side
 
 _REFERS_TO = EdgeKind.REFERS_TO.value
 _DEICTIC = NodeKind.DEICTIC.value
-_BOUNDS = frozenset({"<", "<=", ">", ">="})
 
 
 class DanglingDeictic(Rule):
@@ -86,7 +85,7 @@ def _fits(claims: list[Claim], d: dict[str, object]) -> bool:
         return True
     return any(f.split(":", 1)[-1].startswith(head) for c in claims for f in c.features) or any(
         c.force in ORDER_FORCES or c.conditions or c.exclusive or any(
-            q.bound in _BOUNDS for q in c.args_of("quantity")) for c in claims)
+            q.bound in BOUNDS for q in c.args_of("quantity")) for c in claims)
 
 
 _REACH = 4  # after claims just before a reference that may restate what it points at

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, pairs, same_quantity
+from .common import BOUNDS, arg_ev, pairs, same_quantity
 from .context import Context
 
 _RESTATED = 0.4  # how well an after claim must restate the before claim to hold its number
@@ -39,7 +39,6 @@ def _shares_unit(x: Arg, qs: list[Arg], unit: str) -> bool:
     return False
 
 
-_BOUNDS = frozenset({"<", "<=", ">", ">="})
 _ELLIPSIS_GAP = 30  # characters from a stated unit to a number that leaves it out
 
 
@@ -49,7 +48,7 @@ def _unit_elided(x: Arg, qs: list[Arg], q: Arg) -> bool:
     12-minute run (10 minimum)". A plain value is not ("61 g reserved (579 still free)"
     drops the grams), nor another unit: after "5 s", a bare "10" that was "10 minutes" reads
     as seconds, wrongly."""
-    return x.bound == q.bound and x.bound in _BOUNDS and any(
+    return x.bound == q.bound and x.bound in BOUNDS and any(
         y.unit == q.unit and y.end <= x.start and x.start - y.end <= _ELLIPSIS_GAP for y in qs)
 
 

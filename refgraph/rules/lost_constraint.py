@@ -8,6 +8,7 @@ from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import (
+    BOUNDS,
     KEPT_SCORE,
     claim_ev,
     explained_elsewhere,
@@ -24,7 +25,6 @@ from .context import Context
 
 _GOVERNED = 0.4  # how well an after claim must restate the governed action to still be it
 _PRECONDITIONS = frozenset({"before", "until", "unless", "only-if", "after", "if"})
-_BOUNDS = frozenset({"<", "<=", ">", ">="})
 
 
 class LostConstraint(Rule):
@@ -137,7 +137,7 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
         strong = b.mood == "imperative" or bool(b.force)
         return (f"held only {marker} {short(before[ante].text, 40)!r}", a,
                 0.5 + 0.3 * cov if strong else 0.42 + 0.15 * cov)
-    bounded = [q for q in b.args_of("quantity") if q.bound in _BOUNDS]
+    bounded = [q for q in b.args_of("quantity") if q.bound in BOUNDS]
     for q in bounded:
         for a, cov in actions:
             same = [x for x in a.args_of("quantity")
@@ -176,7 +176,7 @@ def _restricted(a: Claim) -> bool:
     """An after claim that carries a restriction of its own: an order, a condition (or is
     the condition of another claim), an "only"."""
     return bool(a.force in ORDER_FORCES or a.conditions or a.conditioned or a.exclusive or
-                any(q.bound in _BOUNDS for q in a.args_of("quantity")))
+                any(q.bound in BOUNDS for q in a.args_of("quantity")))
 
 
 def _weakened(a: Claim, b: Claim) -> bool:

@@ -339,10 +339,10 @@ def _counts(side: Side, claims: list[Claim]) -> set[int]:
     out.update(per_block.values())
     run = 0
     for bid in side.nodes_of("block"):
-        lines = side.d(bid).get("lines")
-        if isinstance(lines, int):
-            out.add(lines)  # a tool's output "printed 8 lines"
-        if side.d(bid).get("block_kind") == "bullet":
+        d = side.d(bid)
+        if isinstance(d.get("lines"), int):
+            out.add(d["lines"])  # a tool's output "printed 8 lines"
+        if d.get("block_kind") == "bullet":
             run += 1
             out.add(run)
         else:
