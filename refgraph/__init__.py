@@ -23,7 +23,8 @@ from .errors import (
 from .findings import Evidence, Finding
 from .gate import Committed, Gate, GateRefused, GateRejected
 from .graph import build_graph, to_node_link
-from .ledger import Ledger
+from .guard import Guarded, guard
+from .ledger import Decision, Ledger
 from .merge import three_way_apply
 from .model import EdgeKind, NodeKind, RefGraph, RefKind
 from .nlp import load_pipeline
@@ -40,6 +41,7 @@ __all__ = [
     "BlockKind",
     "Committed",
     "ContextBuffer",
+    "Decision",
     "EdgeKind",
     "EditConflict",
     "Evidence",
@@ -47,6 +49,7 @@ __all__ = [
     "Gate",
     "GateRefused",
     "GateRejected",
+    "Guarded",
     "Hunk",
     "InputError",
     "Ledger",
@@ -66,6 +69,7 @@ __all__ = [
     "analyze",
     "analyze_messages",
     "build_graph",
+    "guard",
     "lint",
     "load_pipeline",
     "split_blocks",

@@ -41,6 +41,19 @@ CREATE TABLE IF NOT EXISTS revisions (
     time      REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS revisions_by_buffer ON revisions (buffer, revision);
+CREATE TABLE IF NOT EXISTS decisions (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    guard     TEXT NOT NULL,
+    call      INTEGER NOT NULL,  -- the guarded call this attempt belongs to (1, 2, ...)
+    attempt   INTEGER NOT NULL,  -- 1 for the first compaction, 2.. for retries
+    verdict   TEXT NOT NULL,
+    action    TEXT NOT NULL,     -- accept, keep, retry or raise
+    before_sha TEXT NOT NULL,    -- payloads: both sides are stored, so nothing is lost
+    after_sha TEXT NOT NULL,
+    codes     TEXT NOT NULL,     -- JSON list
+    report    TEXT NOT NULL,     -- JSON: Report.to_dict()
+    time      REAL NOT NULL
+);
 """
 
 
@@ -55,6 +68,27 @@ class LedgerEntry:
     edits: list[tuple[int, int, list[str], str | None]]
     intent: str | None
     justification: str | None
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One check a :func:`refgraph.guard` made: what the compaction got and what was done.
+
+    ``action`` is ``accept`` (its result was returned), ``keep`` (the original was returned),
+    ``retry`` (compact was called again with the findings) or ``raise``. ``before_sha`` and
+    ``after_sha`` are payload keys: ``ledger.get(d.after_sha)`` is the compaction's text.
+    """
+
+    guard: str
+    call: int
+    attempt: int
+    verdict: str
+    action: str
+    before_sha: str
+    after_sha: str
+    codes: list[str]
+    report: dict[str, Any]
     time: float
 
 
@@ -147,6 +181,22 @@ class Ledger:
                  patch.intent if patch else None, patch.justification if patch else None,
                  rev.time))
 
+    def record_decision(self, guard: str, *, call: int, attempt: int, verdict: str,
+                        action: str, before: str, after: str, codes: list[str],
+                        report: dict[str, Any]) -> Decision:
+        """Store one guard decision and both texts it judged, in one transaction."""
+        d = Decision(guard, call, attempt, verdict, action, sha256_text(before),
+                     sha256_text(after), list(codes), report, time.time())
+        with self._tx():
+            self._put(d.before_sha, before)
+            self._put(d.after_sha, after)
+            self._db.execute(
+                "INSERT INTO decisions (guard, call, attempt, verdict, action, before_sha, "
+                "after_sha, codes, report, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (d.guard, d.call, d.attempt, d.verdict, d.action, d.before_sha, d.after_sha,
+                 json.dumps(d.codes), json.dumps(d.report, ensure_ascii=False), d.time))
+        return d
+
     def attach(self, buffer: ContextBuffer, buffer_id: str = "main") -> None:
         """Record every revision ``buffer`` writes from now on, before it is written (a record
         that fails leaves the buffer unchanged). Unless the ledger's last record of
@@ -194,6 +244,19 @@ class Ledger:
             rows = self._db.execute(q + " ORDER BY id", args).fetchall()
         return [LedgerEntry(b, r, s, src, [(e[0], e[1], e[2], e[3]) for e in json.loads(ed)],
                             i, j, t) for b, r, s, src, ed, i, j, t in rows]
+
+    def decisions(self, guard: str | None = None) -> list[Decision]:
+        """Every recorded guard decision, oldest first (of one guard when ``guard`` is given)."""
+        q = ("SELECT guard, call, attempt, verdict, action, before_sha, after_sha, codes, "
+             "report, time FROM decisions")
+        args: tuple[str, ...] = ()
+        if guard is not None:
+            q += " WHERE guard = ?"
+            args = (guard,)
+        with self._lock:
+            rows = self._db.execute(q + " ORDER BY id", args).fetchall()
+        return [Decision(g, c, a, v, act, b, af, json.loads(cs), json.loads(r), t)
+                for g, c, a, v, act, b, af, cs, r, t in rows]
 
     def reconstruct(self, buffer_id: str = "main", revision: int | None = None) -> str:
         """The text of a recorded revision (default: the last), replayed from the latest
