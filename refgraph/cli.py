@@ -21,8 +21,10 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from . import __version__, native
-from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze, analyze_messages, lint
+from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze
+from .baseline import baseline_dict, read_baseline, without_baseline
 from .buffer import ContextBuffer
+from .config import Config, load_config, parse_policy
 from .errors import InputError, RefgraphError, RewriteRejected
 from .gate import Gate, GateRejected
 from .graph import build_graph, to_node_link
@@ -105,10 +107,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
+    p.add_argument("--mode", choices=("accurate", "fast"), default=None,
+                   help="the pipeline (default: the configuration's, else accurate)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--select", metavar="CODES", help="only these codes or prefixes (RG2,RG301)")
     p.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
+    p.add_argument("--policy", metavar="CODE=SEVERITY", action="append", default=[],
+                   help="give a code another severity, or 'off' (RG304=warning); repeatable")
+    p.add_argument("--config", metavar="FILE",
+                   help="read settings from FILE (refgraph.toml, or a pyproject.toml with "
+                        "[tool.refgraph]) instead of the one found upward from here")
+    p.add_argument("--isolated", action="store_true",
+                   help="ignore every configuration file")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="report only findings that are not in this baseline")
+    p.add_argument("--write-baseline", action="store_true",
+                   help="write the findings to --baseline FILE (accepting them) and exit 0")
+    p.add_argument("--statistics", action="store_true",
+                   help="print how many findings each code has, instead of the findings")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when the verdict is reject (2 still means bad input)")
 
 
 def _confidence(value: str) -> float:
@@ -230,21 +248,78 @@ def _check(args: argparse.Namespace) -> int:
                if (path := getattr(args, flag)) is not None]
     for flag, path in outputs:  # fail before the analysis, not after it
         _check_writable(flag, path)
+    settings = _settings(args)
+    az = settings.analyzer()
     if args.messages:
         if args.declared_span is not None:
             raise InputError("--declared-span indexes a text: it cannot be used with --messages")
-        report = analyze_messages(read_messages(args.before), read_messages(args.after),
-                                  intent=args.intent, mode=args.mode, select=args.select,
-                                  ignore=args.ignore, min_confidence=args.min_confidence)
+        report = az.analyze_messages(read_messages(args.before), read_messages(args.after),
+                                     intent=args.intent, select=settings.select,
+                                     ignore=settings.ignore, min_confidence=args.min_confidence)
     else:
         before, after = read_text(args.before), read_text(args.after)
-        report = analyze(before, after, intent=args.intent, mode=args.mode,
-                         declared_span=args.declared_span, select=args.select,
-                         ignore=args.ignore, min_confidence=args.min_confidence)
-    _emit(report, args.format, args.before, args.after)
+        report = az.analyze(before, after, intent=args.intent,
+                            declared_span=args.declared_span, select=settings.select,
+                            ignore=settings.ignore, min_confidence=args.min_confidence)
+    return _finish(report, args, outputs)
+
+
+def _finish(report: Report, args: argparse.Namespace,
+            outputs: Sequence[tuple[str, str]] = ()) -> int:
+    """Baseline, output, figures and the exit code: the same for check and lint."""
+    before_name = getattr(args, "before", None) or args.file
+    after_name = getattr(args, "after", None) or args.file
+    if args.write_baseline:
+        _write_atomically(Path(args.baseline), (json.dumps(
+            baseline_dict(report.findings), indent=1) + "\n").encode("utf-8"),
+            f"--baseline {args.baseline}")
+        n = len(report.findings)
+        print(f"refgraph: wrote {n} finding{'' if n == 1 else 's'} to {args.baseline}",
+              file=sys.stderr)
+        return 0
+    if args.baseline is not None:
+        report = without_baseline(report, read_baseline(args.baseline))
+    if args.statistics:
+        _write(format_statistics(report, args.format) + "\n")
+    else:
+        _emit(report, args.format, before_name, after_name)
     for flag, path in outputs:
-        _write_review(report, flag, path, args.before, args.after)
+        _write_review(report, flag, path, before_name, after_name)
+    if args.exit_zero:
+        return 0
+    if report.intent == "lint":
+        return 1 if report.findings else 0
     return 1 if report.verdict in ("reject", "refuse") else 0
+
+
+def _settings(args: argparse.Namespace) -> Config:
+    """The configuration file's settings, overridden by the command line's."""
+    if args.write_baseline and args.baseline is None:
+        raise InputError("--write-baseline needs --baseline FILE: the file to write")
+    if args.isolated and args.config is not None:
+        raise InputError("--isolated ignores configuration files: it cannot be used with "
+                         "--config")
+    config = load_config(args.config, isolated=args.isolated)
+    policy = dict(config.policy)
+    for value in args.policy:
+        policy.update(parse_policy(value, "--policy"))
+    select = _split(args.select) if args.select is not None else config.select
+    ignore = _split(args.ignore) if args.ignore is not None else config.ignore
+    return Config(mode=args.mode or config.mode, select=select, ignore=ignore,
+                  policy=policy, min_confidence=config.min_confidence, path=config.path)
+
+
+def _split(codes: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in codes.split(",") if c.strip())
+
+
+def format_statistics(report: Report, fmt: str = "text") -> str:
+    """How many findings each code has, most first (``--statistics``)."""
+    counts = Counter((f.code, f.name) for f in report.findings)
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        return json.dumps([{"code": c, "name": n, "count": k} for (c, n), k in rows], indent=2)
+    return "\n".join(f"{k:>5}  {c}  {n}" for (c, n), k in rows) or "no findings"
 
 
 def _check_writable(flag: str, path: str) -> None:
@@ -270,9 +345,10 @@ def _write_review(report: Report, flag: str, path: str, before_name: str,
 
 
 def _lint(args: argparse.Namespace) -> int:
-    report = lint(read_text(args.file), mode=args.mode, select=args.select, ignore=args.ignore)
-    _emit(report, args.format, args.file, args.file)
-    return 1 if report.findings else 0
+    settings = _settings(args)
+    report = settings.analyzer().lint(read_text(args.file), select=settings.select,
+                                      ignore=settings.ignore)
+    return _finish(report, args)
 
 
 def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:

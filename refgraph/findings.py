@@ -1,17 +1,19 @@
 """Findings and their evidence: what a rule reports. Plain frozen data, JSON-ready.
 
 Schema (``refgraph.report/2``, docs/contracts.md section 5): a finding has ``code``, ``name``,
-``severity``, ``confidence`` (0..1, how strong its proof is), ``message``, ``hint`` and
-``evidence``, a list of ``{side, start, end, quote, role, node}`` with
-``quote == text_of_side[start:end]``. ``role`` says what the span proves: ``claim`` (the
-before claim), ``conflict`` (the after claim that contradicts it), ``missing`` (material with no
-counterpart in after), ``dependent`` (what in after still relies on it), ``argument`` (a
-number, name or handle a claim holds); ``node`` is the graph node the span is (a claim id).
+``severity``, ``confidence`` (0..1, how strong its proof is), ``message``, ``hint``,
+``fingerprint`` (:attr:`Finding.fingerprint`) and ``evidence``, a list of
+``{side, start, end, quote, role, node}`` with ``quote == text_of_side[start:end]``.
+``role`` says what the span proves: ``claim`` (the before claim), ``conflict`` (the after
+claim that contradicts it), ``missing`` (material with no counterpart in after),
+``dependent`` (what in after still relies on it), ``argument`` (a number, name or handle a
+claim holds); ``node`` is the graph node the span is (a claim id).
 For message lists, ``message`` and ``offset`` say which message the span starts in and where.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -64,7 +66,17 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "name": self.name, "severity": self.severity,
                 "confidence": round(self.confidence, 3), "message": self.message,
-                "hint": self.hint, "evidence": [e.to_dict() for e in self.evidence]}
+                "hint": self.hint, "fingerprint": self.fingerprint,
+                "evidence": [e.to_dict() for e in self.evidence]}
+
+    @property
+    def fingerprint(self) -> str:
+        """16 hex digits from the code and each evidence span's side, role and quote (case and
+        spacing folded), not its offsets: an edit elsewhere in either text leaves it as it is,
+        so a baseline (``refgraph check --baseline``) keeps recognising the finding."""
+        parts = [self.code, *(f"{e.side}:{e.role}:{' '.join(e.quote.split()).casefold()}"
+                              for e in self.evidence)]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
     @property
     def blocking(self) -> bool:
