@@ -4,6 +4,7 @@ bad input, odd input and one cause -> one finding (docs/contracts.md sections 1 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -145,7 +146,9 @@ def test_report_to_dict_schema(az: Analyzer) -> None:
     assert d["mode"] == az.mode
     assert isinstance(d["stats"], dict)
     (f,) = d["findings"]
-    assert set(f) == {"code", "name", "severity", "confidence", "message", "hint", "evidence"}
+    assert set(f) == {"code", "name", "severity", "confidence", "message", "hint", "evidence",
+                      "fingerprint"}
+    assert re.fullmatch(r"[0-9a-f]{16}", f["fingerprint"])
     assert f["code"] == "RG201"
     assert f["name"] == "dropped-unit"
     assert f["severity"] == "error"

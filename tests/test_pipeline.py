@@ -22,7 +22,9 @@ def test_public_api_is_pinned() -> None:
         # the guarded apply
         "AmbiguousAnchor", "Committed", "ContextBuffer", "EditConflict", "Gate", "GateRefused",
         "GateRejected", "Hunk", "Ledger", "Patch", "Revision", "RewriteRejected", "Snapshot",
-        "StaleBase", "three_way_apply"])
+        "StaleBase", "three_way_apply",
+        # the compaction guard
+        "Decision", "Guarded", "guard"])
 
 
 def test_components_are_registered_entry_points() -> None:
