@@ -730,3 +730,44 @@ def test_a_reference_resolved_to_what_its_head_does_not_name_proves_nothing() ->
     r = refgraph.analyze(before, after, intent="summarize", mode="accurate")
     assert "RG102" not in r.codes
     assert [f.confidence for f in r.suppressed if f.code == "RG102"] == [0.5]
+
+
+class TestFreshBatchB14:
+    """Causes of false alarms in fresh batch b14 (after its first measurement)."""
+
+    def test_a_number_before_itself_writes_bare_has_lost_no_unit(
+            self, az: refgraph.Analyzer) -> None:
+        before = ("tool[lookup_1]: eGFR 30–80 mL/min: no adjustment needed.\n\n"
+                  "assistant: At eGFR 38 she's in the 30–80 band, so no adjustment.")
+        assert "RG201" not in az.analyze(before, "- Renal: no adjustment for eGFR 30–80.",
+                                         intent="summarize").codes
+        # without the bare use in before, the lost unit is still caught
+        assert "RG201" in az.analyze("The pool holds 30 connections per worker.\n"
+                                     "The timeout is 45 seconds.",
+                                     "The timeout is 45.", intent="summarize").codes
+
+    def test_a_file_name_shortened_with_an_ellipsis_is_still_its_handle(
+            self, az: refgraph.Analyzer) -> None:
+        before = ("assistant: cat eps1.7_wh1ter0se_2b007cf0ba9881d954e85eb475d0d5e4.m4v\n\n"
+                  "tool: EOY XF, AY VMU M UKFNY TOY YF UFWHYKAXZ EAZZHN.\n\n"
+                  "assistant: That looks like a substitution cipher.")
+        after = "- eps1.7_wh1ter0se_….m4v holds a substitution cipher, not decrypted yet."
+        codes = az.analyze(before, after, intent="summarize").codes
+        assert "RG501" not in codes
+        assert "RG104" not in codes  # the shortened name is before's, not invented
+        # a head and tail that fit no file of before are no handle of it
+        assert "RG104" in az.analyze(before, after.replace("eps1.7", "ops2.3"),
+                                     intent="summarize").codes
+
+    def test_a_summary_that_quotes_the_command_can_re_run_it(
+            self, az: refgraph.Analyzer) -> None:
+        before = ("assistant: Let me disassemble the binary.\n```\ndisassemble warmup\n```\n\n"
+                  "tool: Function main not found! Instead, here is FUN_0040061d: local_48, "
+                  "local_88, gets\n\n"
+                  "assistant: It calls gets() on a 64-byte stack buffer.")
+        after = "- `disassemble warmup` found no main; FUN_0040061d calls gets() on 64 bytes."
+        assert "RG501" not in az.analyze(before, after, intent="summarize").codes
+        # naming another command keeps no way back to this result
+        assert "RG501" in az.analyze(before, after.replace("`disassemble warmup`",
+                                                           "`objdump -d warmup`"),
+                                     intent="summarize").codes

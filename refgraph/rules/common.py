@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from ..align import ClaimPair
+from ..blocks import BlockKind
 from ..claims import Arg, Claim, arg_of_node
 from ..findings import Evidence
 from ..model import NodeKind
@@ -278,6 +279,8 @@ def handles_of(side: Side) -> set[str]:
     for nid in side.nodes_of(NodeKind.IDENTIFIER.value):
         d = side.d(nid)
         out.add(str(d["name"]))  # `find_file "fields.py" src` re-runs the search
+        if d.get("ident_kind") == "code":
+            out.add(_command(str(d.get("text", ""))))  # the whole command, as issued
         out.update(str(d.get("files", "")).split())  # `strings disk.img | grep flag`
         out.update(str(d.get("words", "")).split())
     return out
@@ -290,14 +293,35 @@ def _id_range(first: str, last: str) -> list[str]:
     return [f"{head}{n}" for n in range(lo + 1, hi)]
 
 
+_ELIDED = "\u2026"  # "eps1.7_wh1ter0se_….m4v": a long name shortened in the middle
+_ELIDED_KEPT = 8  # characters an elided name must keep to name one file, not many
+
+
 def any_handle(handles: set[str], after: set[str]) -> bool:
-    """Whether after names one of ``handles``: as it is, or a path by the same file name."""
+    """Whether after names one of ``handles``: as it is, a path by the same file name, or a
+    name shortened with an ellipsis whose head and tail are the handle's own."""
     if handles & after:
         return True
     names = {h.rstrip("/").rsplit("/", 1)[-1] for h in after}
     bare = {h.split("?", 1)[0].rstrip("/") for h in after if "://" in h}
-    return any(h.rstrip("/").rsplit("/", 1)[-1] in names or
-               h.split("?", 1)[0].rstrip("/") in bare for h in handles)
+    if any(h.rstrip("/").rsplit("/", 1)[-1] in names or
+           h.split("?", 1)[0].rstrip("/") in bare for h in handles):
+        return True
+    cut = [tuple(n.split(_ELIDED, 1)) for n in names if _ELIDED in n]
+    return any(len(head) + len(tail) >= _ELIDED_KEPT and any(
+        len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+        for name in (h.rstrip("/").rsplit("/", 1)[-1] for h in handles))
+        for head, tail in cut)
+
+
+def _command(line: str) -> str:
+    return "$ " + " ".join(line.split())
+
+
+def _commands(fenced: str) -> set[str]:
+    """The command lines of a fenced block, each as :func:`handles_of` writes a quoted one."""
+    return {_command(line) for line in fenced.splitlines()
+            if line.strip() and not line.lstrip().startswith(("```", "~~~"))}
 
 
 def issuer_handles(side: Side, blocks: list[str], k: int) -> set[str]:
@@ -306,6 +330,10 @@ def issuer_handles(side: Side, blocks: list[str], k: int) -> set[str]:
     re-fetches the result."""
     out: set[str] = set()
     for bid in reversed(blocks[max(0, k - ISSUER_REACH):k]):
+        d = side.d(bid)
+        if d.get("block_kind") == BlockKind.CODE.value:
+            # the command itself: after that quotes it (`disassemble warmup`) can re-run it
+            out.update(_commands(str(d.get("text", ""))))
         for nid in _inside(side, bid):
             nd = side.d(nid)
             if nd["kind"] == NodeKind.HANDLE.value:

@@ -52,6 +52,19 @@ def _unit_elided(x: Arg, qs: list[Arg], q: Arg) -> bool:
         y.unit == q.unit and y.end <= x.start and x.start - y.end <= _ELLIPSIS_GAP for y in qs)
 
 
+def _bare_in_before(ctx: Context, a: Claim, x: Arg) -> bool:
+    """Whether before itself already writes ``x`` bare, as the very same number, in a claim
+    that shares a term with after claim ``a`` ("eGFR 30–80 mL/min ... at eGFR 38 she's in the
+    30–80 band" -> "eGFR 30–80"): the bare number is before's own, not a unit lost on the way."""
+    if x.magnitude is None:
+        return False
+    form = "".join(x.text.split())
+    return any(not a.terms.isdisjoint(b.terms) and any(
+        not y.unit and y.magnitude is not None and math.isclose(y.magnitude, x.magnitude)
+        and "".join(y.text.split()) == form for y in b.args_of("quantity"))
+        for b in ctx.before.claims.claims)
+
+
 class DroppedUnit(Rule):
     """A number survived but its unit or scale did not.
 
@@ -60,7 +73,8 @@ class DroppedUnit(Rule):
     counterpart claim in after holds the same number with no unit ("30"), while no after
     quantity anywhere states it with its unit (in any unit: "0.5 min" keeps "30 s"), and no
     measurement just before it in the claim, in that very unit, is what its bound is set on
-    ("a 12-minute run (10 minimum)").
+    ("a 12-minute run (10 minimum)"), and before does not itself write that very number bare
+    in a claim on the same terms ("in the 30–80 band").
 
     ## Why it matters
     A bare number is read in whatever unit the reader assumes: 30 seconds and 30 milliseconds
@@ -90,7 +104,7 @@ class DroppedUnit(Rule):
                     bare = [x for x in qs if not x.unit and x.magnitude is not None and
                             math.isclose(x.magnitude, q.magnitude) and
                             not _shares_unit(x, qs, q.unit) and not _unit_elided(x, qs, q)]
-                    if bare:
+                    if bare and not _bare_in_before(ctx, a, bare[0]):
                         x = bare[0]
                         # A count that lost its noun ("5,461 rows" -> "5,461") is read from
                         # its sentence far more often than a measurement that lost its unit.

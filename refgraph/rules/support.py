@@ -14,7 +14,7 @@ import itertools
 import math
 
 from ..claims import Arg, Claim
-from .common import numerals, quantities, same_quantity
+from .common import any_handle, numerals, quantities, same_quantity
 from .context import Side
 
 _EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
@@ -122,7 +122,8 @@ class Support:
             if x.key in self.handles or x.key.rsplit("/", 1)[-1] in self.basenames or \
                     any(h.endswith(x.key) or x.key.endswith(h) or h.startswith(bare) or
                         (len(bare) >= _MIN_INNER and bare in h) for h in self.handles) or \
-                    self._quoted(x):  # "8da0b9b2": a short hash of a URL's commit
+                    self._quoted(x) or \
+                    any_handle(self.handles, {x.key}):  # "eps1.7_wh1ter0se_….m4v": shortened
                 return None
             parts = [w for w in x.key.lower().split("/") if w]
             if x.label == "path" and parts and all(

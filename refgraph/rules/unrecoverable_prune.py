@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from ..claims import Arg, Claim
@@ -32,6 +33,7 @@ _SOURCE_HANDLES = frozenset({"tool_call", "path", "url", "store_key"})
 _ASKED = frozenset({"call", "flag"})  # identifier kinds of the request a result echoes
 
 
+_AMBIENT_MIN = 3  # results that must repeat a fact for it to be a footer, not a finding
 _ACT_SHARE = 3  # a result is a report of an act when a third of its claims or more are acts
 
 
@@ -42,7 +44,8 @@ class UnrecoverablePrune(Rule):
     - A tool result whose claims after does not restate, with no handle left to re-fetch it
       (its call id, a path or URL it came from), while after still talks about its subject.
       A handle to a one-shot side effect (a charge, a send, a delete) does not count: running
-      it again does not give the result back.
+      it again does not give the result back. What most results repeat (a status footer
+      such as "(Current directory: /repo)") is no fact of any one of them.
     - A user correction that after dropped while it keeps the claim the correction replaced.
 
     The finding is an error while after still depends on the lost material (mentions its
@@ -102,6 +105,7 @@ class UnrecoverablePrune(Rule):
         after_lower = frozenset(f.lower() for f in after_features)
         after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
         blocks = before.nodes_of(NodeKind.BLOCK.value)
+        ambient = _ambient(before, blocks)
         for k, bid in enumerate(blocks):
             d = before.d(bid)
             if str(d.get("role", "")) not in TOOL_ROLES:
@@ -120,15 +124,7 @@ class UnrecoverablePrune(Rule):
             if any(f"i:{x.key}" in after_features for c in claims
                    for x in c.args_of("identifier") if x.label == "ref"):
                 continue  # "ref CT-8842-LX" kept: the record can be looked up by it
-            # What the result said: its names and numbers. The handles it was fetched by are
-            # how to get it back, not what it said; a common noun ("refund id", "the following
-            # issue") is how it said it, not a name; a JSON key is a field, not a fact.
-            # A call it echoes (`calc("68450 + 5290")`, `$ gh run list --limit 4`) is how it
-            # was asked, not what it said.
-            facts = [x for c in claims for x in c.args
-                     if (x.kind == "identifier" and not x.defines and x.label not in _ASKED) or (
-                         x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key))
-                         and not any(ch in _CODE_CHARS for ch in x.key))]
+            facts = [x for x in _facts(claims) if x.text not in ambient]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
             # Bare numbers ("-> 201", an exit code) are codes more often than facts; a
@@ -202,6 +198,30 @@ class UnrecoverablePrune(Rule):
                 f"corrected: {short(a.text)!r}",
                 claim_ev(ctx.before, u, "missing"), claim_ev(ctx.before, old, "claim"),
                 claim_ev(ctx.after, a, "dependent"), confidence=0.7)
+
+
+def _facts(claims: list[Claim]) -> list[Arg]:
+    """What a result said: its names and numbered mentions. The handles it was fetched by are
+    how to get it back, not what it said; a common noun ("refund id", "the following issue")
+    is how it said it, not a name; a JSON key is a field, not a fact. A call it echoes
+    (`calc("68450 + 5290")`, `$ gh run list --limit 4`) is how it was asked."""
+    return [x for c in claims for x in c.args
+            if (x.kind == "identifier" and not x.defines and x.label not in _ASKED) or (
+                x.kind == "mention" and (x.label or any(ch.isdigit() for ch in x.key))
+                and not any(ch in _CODE_CHARS for ch in x.key))]
+
+
+def _ambient(side: Side, blocks: list[str]) -> frozenset[str]:
+    """Facts most tool results repeat: an environment's status footer ("(Current directory:
+    /repo)") is stated by every output, so it is not what any one of them said, and a result
+    pruned without it has lost nothing of its own."""
+    results = [side.claims.by_block.get(b, []) for b in blocks
+               if str(side.d(b).get("role", "")) in TOOL_ROLES]
+    if len(results) < _AMBIENT_MIN:
+        return frozenset()
+    seen = Counter(t for claims in results for t in {x.text for x in _facts(claims)})
+    return frozenset(t for t, n in seen.items()
+                     if n >= _AMBIENT_MIN and n * 2 >= len(results))
 
 
 def _distinctive(q: Arg) -> bool:

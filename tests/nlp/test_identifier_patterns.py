@@ -17,7 +17,9 @@ from refgraph.nlp.identifiers import _patterns, _Scan
 
 _EXT = ("py|pyi|js|ts|tsx|jsx|json|jsonl|yaml|yml|toml|ini|cfg|conf|md|rst|txt|csv|tsv|log|sql|"
         "sh|bash|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|html|css|xml|lock|parquet|db|sqlite|ipynb|"
-        "env|pem|key|tf|proto|graphql|dockerfile|gz|zip|tar|pdf|png|jpg|svg")
+        "env|pem|key|tf|proto|graphql|dockerfile|gz|zip|tar|pdf|png|jpg|svg|jpeg|gif|bmp|webp|mp3|mp4|"
+        "m4v|mpeg|mpg|avi|mov|mkv|wav|flac|ogg|bin|elf|exe|dll|so|img|iso|pcap|pcapng|jar|whl|bz2|"
+        "xz|tgz|7z|rar|docx|xlsx|pptx|enc|pyc|wasm")
 # The plain forms, in the JSON's order (handles, then identifiers).
 PLAIN = [
     r"\b(?:https?|ftp|s3|gs|file|ssh|git)://[^\s<>\"'`)\]]+",
@@ -27,7 +29,7 @@ PLAIN = [
     r"(?!(?:id|ids|name|names|type|count|args|result|results|status)\b)"
     r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*\b",
     r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*[\w@-](?:\.[A-Za-z0-9]{1,8})?(?::\d+)?",
-    r"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:" + _EXT + r")\b",
+    r"(?<![\w/.\u2026-])[\w-]+(?:\.[\w-]+|\u2026)*\.(?:" + _EXT + r")\b",
     r"\b[0-9a-f]{7,40}\b",
     r"`([^`\n]{1,120})`",
     r"(?<![\w#&])#\d{2,7}\b|\b(?:PR|MR|INC|ENG|JIRA|SEV)[-\s#]?\d{1,7}\b"
@@ -47,7 +49,7 @@ _PIECES = ["a", "b", "f", "z", "A", "B", "Z", "0", "7", "9", "_", ".", "/", "~",
            "call", "toolu", "tool", "run", "store", "key", "http", "://", "py", "pyi", "json",
            "c", "md", "deadbeef", "1234567", "abc", "Foo", "fooBar", "MAX_", "x_y", "..", "./",
            "~/", "src", "e.g", "v2", ".py", "_x", "ß", "\u0130", "'", '"', ",", ";", "PR",
-           "INC", "SW-", "12", "us-east-2", "-3", "id", "call_id"]
+           "INC", "SW-", "12", "us-east-2", "-3", "id", "call_id", "\u2026", "mpeg", ".so"]
 
 
 def _strings(count: int, seed: int) -> list[str]:

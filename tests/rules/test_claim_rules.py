@@ -221,3 +221,33 @@ def test_rg103_reads_no_entity_in_a_terminal_colour_code() -> None:
     assert merged("replica[of=shard a]", "replica[of=shard b]") == ["RG103"]
     # RsaCtfTool's "\x1b[0m" inside a mention's key (a line of coloured tool output): no name
     assert merged("replica[of=shard a\x1b[0m]", "replica[of=shard b\x1b[0m]") == []
+
+
+# RG501 ----------------------------------------------------------------------------------------
+
+def _results(n: int, *, unique: str = "") -> Text:
+    """``n`` tool results, each ending in the same status footer; the first also names
+    ``unique``."""
+    cwd = "/srv/proj2015/ctf"
+    footer = f"(cwd {cwd})"
+    parts = [f"Wrong flag {k}{' ' + unique if unique and k == 0 else ''} {footer}"
+             for k in range(n)]
+    text = Text("\n\n".join(parts), role="tool")
+    for k, part in enumerate(parts):
+        args = [(cwd, "mention", mention(f"ctf[{cwd}]", "ctf"))]
+        if unique and k == 0:
+            args.append((unique, "mention", mention(unique, unique, label="PRODUCT")))
+        text.claim(part, "wrong", args=args, terms=f"wrong flag {k}")
+    return text
+
+
+def test_rg501_a_footer_every_result_repeats_is_not_what_one_result_said() -> None:
+    after = Text("All three flags were wrong.").claim(
+        "All three flags were wrong", "wrong", terms="three flags wrong")
+    assert _run("RG501", context(_results(3), after, "summarize")) == []
+    # what one result said alone is still missed when after drops it
+    findings = _run("RG501", context(_results(3, unique="Ghidra9"), after, "summarize"))
+    assert [f.code for f in findings] == ["RG501"]
+    assert "Ghidra9" in findings[0].message
+    # two results are too few to call a repeated fact a footer
+    assert [f.code for f in _run("RG501", context(_results(2), after, "summarize"))]
