@@ -263,6 +263,9 @@ def _source_name(source: str) -> str:
     return rest if kind == "speaker" else kind
 
 
+_RELATIVE = frozenset({"who", "whom", "which"})  # a relative clause's subject: its antecedent
+
+
 def _resolve(word: str, speaker: str, dialogue: list[str]) -> str:
     """Who ``word`` (a subject or a reporter) names: the speaker for "I"/"we", the one other
     person of a two-person dialogue for "you", a name as it is; "" when it cannot say."""
@@ -282,6 +285,9 @@ def _resolve(word: str, speaker: str, dialogue: list[str]) -> str:
 def _said_by(c: Claim, dialogue: list[str]) -> str:
     speaker = _source_name(c.source) if c.source else ""
     if c.reported_by:
+        if c.subject.lower() in _RELATIVE:
+            return ""  # "John mentioned ... Tim, who suggested castles": Tim's suggestion,
+            # not something John said
         return _resolve(c.reported_by, speaker, dialogue)
     return speaker
 

@@ -771,3 +771,27 @@ class TestFreshBatchB14:
         assert "RG501" in az.analyze(before, after.replace("`disassemble warmup`",
                                                            "`objdump -d warmup`"),
                                      intent="summarize").codes
+
+
+class TestLocomoFourthJudge:
+    """Causes of the false findings a fourth blind judge found on LoCoMo (own sentences)."""
+
+    def test_a_relative_clause_under_a_far_frame_is_its_antecedents_claim(
+            self, az: refgraph.Analyzer) -> None:
+        before = ("Omar [D1:1]: I'm off to Portugal next month, any tips?\n"
+                  "Lena [D1:2]: I would recommend visiting the old monasteries.")
+        after = ("Omar mentioned his trip to Portugal, asking Lena for tips, who suggested "
+                 "visiting the old monasteries.")
+        assert "RG105" not in az.analyze(before, after, intent="summarize").codes
+        # a frame whose own clause credits the other speaker is still caught
+        assert "RG105" in az.analyze(before, "Omar said he would recommend visiting the old "
+                                     "monasteries.", intent="summarize").codes
+
+    def test_thinking_about_is_kept_by_considering(self, az: refgraph.Analyzer) -> None:
+        before = ("Rui [D2:4]: Those kids love the game. I'm already thinking about making "
+                  "competitions for them too.")
+        after = "Rui, who loves the game, was considering making competitions for them."
+        assert "RG304" not in az.analyze(before, after, intent="summarize").codes
+        # "considered" hedges: dropping it states its content as a fact
+        assert "RG304" in az.analyze("The outage is considered resolved.",
+                                     "The outage is resolved.", intent="summarize").codes

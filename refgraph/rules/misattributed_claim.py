@@ -25,6 +25,16 @@ def _people(ctx: Context) -> frozenset[str]:
     return frozenset(ctx.before.claims.speakers) | _ROLES | named
 
 
+def _speakers(ctx: Context) -> frozenset[str]:
+    """Who can be credited with saying something: before's speakers and roles, and the names
+    a parse found that act in before (a fast-mode guess from capitals, PROPER, is not one:
+    "LGBTQ advocacy stuff coming up" makes no speaker of LGBTQ)."""
+    named = {a.head.lower() for c in ctx.before.claims.claims for a in c.args_of("mention")
+             if a.label == "PERSON" or (a.label in _NAMES - {"PROPER"}
+                                        and a.head.lower() == c.agent)}
+    return frozenset(ctx.before.claims.speakers) | _ROLES | named
+
+
 def _person(name: str, people: frozenset[str]) -> str:
     """``name`` as one of ``people``: itself, or the one full name it is a word of ("dana"
     for "dana whitfield"); "" when it names none of them or several."""
@@ -88,6 +98,7 @@ class MisattributedClaim(Rule):
 def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: frozenset[str]
                         ) -> tuple[Claim, str, float] | None:
     found: tuple[Claim, str, float] | None = None
+    speakers = _speakers(ctx)
     for a, p in pairs(ctx, b):
         if not p.same_predicate or a.negative != b.negative or not a.asserted:
             continue
@@ -103,6 +114,9 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
         if (who in _ROLES) != (other in _ROLES) and not (
                 {who, other} - _ROLES) <= ctx.before.claims.speakers:
             continue  # "the user" and Hana, whom before names: the user may be Hana
+        if attr == "said_by" and other not in speakers:
+            continue  # a reporter must be someone who speaks: a name a rule parse took for
+            # a subject ("LGBTQ advocacy stuff coming up") says nothing
         if other in people and other and found is None:
             found = (a, other, cover)
     return found
