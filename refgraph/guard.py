@@ -56,7 +56,8 @@ def _clip(text: str, width: int = 80) -> str:
 class Guarded(Generic[T]):
     """``compact`` wrapped by :func:`guard`; call it as you would call ``compact``.
 
-    ``last`` is the last decision made, ``ledger`` holds them all (``ledger.decisions(name)``).
+    ``last`` is the last decision made and ``last_report`` the report it was made on;
+    ``ledger`` holds them all (``ledger.decisions(name)``).
     """
 
     def __init__(self, compact: Callable[..., T], *, intent: str, on_reject: OnReject,
@@ -74,6 +75,7 @@ class Guarded(Generic[T]):
         self.ignore = tuple(ignore) if ignore is not None else None
         self.feedback = feedback
         self.last: Decision | None = None
+        self.last_report: Report | None = None
         self.calls = 0
         self.__wrapped__ = compact
         self.__doc__ = getattr(compact, "__doc__", None)
@@ -96,21 +98,36 @@ class Guarded(Generic[T]):
         while True:
             attempt += 1
             result = self.compact(messages, *args, **kwargs)
-            report = self.check(messages, result)
-            if report.verdict != "reject":
-                self._log(attempt, report, "accept")
+            decision = self.review(messages, result, attempt=attempt,
+                                   may_retry=attempt <= self.retries)
+            if decision.action == "accept":
                 return result
-            if self.on_reject == "retry" and attempt <= self.retries:
-                self._log(attempt, report, "retry")
-                kwargs = {**kwargs, "feedback": self.feedback(report)}
+            if decision.action == "retry":
+                assert self.last_report is not None
+                kwargs = {**kwargs, "feedback": self.feedback(self.last_report)}
                 continue
-            if self.on_reject == "raise":
-                self._log(attempt, report, "raise")
-                raise GateRejected(f"{self.name}: the compaction was rejected "
-                                   f"({', '.join(report.codes)}); the original is unchanged",
-                                   report)
-            self._log(attempt, report, "keep")
             return messages  # type: ignore[no-any-return]
+
+    def review(self, before: object, after: object, *, attempt: int = 1,
+               may_retry: bool = False) -> Decision:
+        """Check one compaction, record the decision and return it; for framework hooks that
+        compact by themselves (:mod:`refgraph.integrations`). ``action`` is ``accept``,
+        ``keep``, or ``retry`` when ``on_reject="retry"`` and ``may_retry``; with
+        ``on_reject="raise"`` a rejection raises :class:`~refgraph.gate.GateRejected`."""
+        report = self.last_report = self.check(before, after)
+        if report.verdict != "reject":
+            action = "accept"
+        elif self.on_reject == "retry" and may_retry:
+            action = "retry"
+        elif self.on_reject == "raise":
+            self._log(attempt, report, "raise")
+            raise GateRejected(f"{self.name}: the compaction was rejected "
+                               f"({', '.join(report.codes)}); the original is unchanged", report)
+        else:
+            action = "keep"
+        self._log(attempt, report, action)
+        assert self.last is not None
+        return self.last
 
     def _log(self, attempt: int, report: Report, action: str) -> None:
         self.last = self.ledger.record_decision(
