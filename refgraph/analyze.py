@@ -63,9 +63,9 @@ class Analyzer:
                  min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
-        self.mode: Mode = mode
         self.min_confidence = _check_confidence(min_confidence)
         self.parser = Parser(mode)
+        self.mode: Mode = self.parser.mode  # "fast" when accurate mode fell back
         self.policy: dict[str, PolicyValue] = {r.code: r.severity for r in RULES}
         # Codes the caller set: only these override a finding's own severity (a rule may give
         # one finding a lower severity than its default, e.g. a closure whose subject left).

@@ -13,6 +13,7 @@ import re
 import stat
 import sys
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +26,8 @@ from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze
 from .baseline import baseline_dict, read_baseline, without_baseline
 from .buffer import ContextBuffer
 from .config import Config, load_config, parse_policy
-from .errors import InputError, RefgraphError, RewriteRejected
+from .errors import InputError, RefgraphError, RefgraphWarning, RewriteRejected
+from .formats import github_annotations, json_lines, to_sarif
 from .gate import Gate, GateRejected
 from .graph import build_graph, to_node_link
 from .io import read_messages, read_text
@@ -36,7 +38,12 @@ from .patch import Patch
 from .report import Report
 from .rules import INTENTS, RULES, get_rule
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+FORMATS = ("text", "json", "jsonl", "sarif", "github")
+
+# The bundled examples: inside the package in a wheel, beside it in a checkout.
+_HERE = Path(__file__).resolve().parent
+EXAMPLES = next((p for p in (_HERE / "examples", _HERE.parent / "examples") if p.is_dir()),
+                _HERE / "examples")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -109,7 +116,9 @@ def _parser() -> argparse.ArgumentParser:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=("accurate", "fast"), default=None,
                    help="the pipeline (default: the configuration's, else accurate)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text, json (the report), jsonl (one finding per line), sarif "
+                        "(SARIF 2.1.0) or github (workflow annotations)")
     p.add_argument("--select", metavar="CODES", help="only these codes or prefixes (RG2,RG301)")
     p.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
     p.add_argument("--policy", metavar="CODE=SEVERITY", action="append", default=[],
@@ -152,6 +161,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         ap.print_help()
         return 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", RefgraphWarning)
+        warnings.showwarning = _show_warning
+        return _run(ap, args)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A warning as one line on stderr ("refgraph: warning: ..."), not Python's two."""
+    print(f"refgraph: warning: {message}", file=sys.stderr)
+
+
+def _run(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         if args.command == "graph":
             return _graph(args)
@@ -352,9 +374,25 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:
-    text = report.to_json() if fmt == "json" else report.format_text(
-        before_name=before_name, after_name=after_name)
+    paths = {"before": _uri(before_name), "after": _uri(after_name)}
+    if fmt == "json":
+        text = report.to_json(paths=paths)
+    elif fmt == "sarif":
+        text = json.dumps(to_sarif(report, paths), ensure_ascii=False, indent=2)
+    elif fmt in ("jsonl", "github"):
+        lines = list((json_lines if fmt == "jsonl" else github_annotations)(report, paths))
+        if not lines:
+            return
+        text = "\n".join(lines)
+    else:
+        text = report.format_text(before_name=before_name, after_name=after_name)
     _write(text + "\n")
+
+
+def _uri(name: str) -> str:
+    """A file name as CI tools want it: relative, with forward slashes; standard input as
+    ``stdin``."""
+    return "stdin" if name == "-" else Path(name).as_posix()
 
 
 def _write(text: str) -> None:

@@ -12,6 +12,9 @@ Each error subclasses both :class:`RefgraphError` and the builtin a caller would
         ├── AmbiguousAnchor    RG402       its anchor is at no place or at several
         ├── EditConflict       RG403       an edit since its base changed the lines it replaces
         └── GateRejected                   the analyzer found blocking findings (refgraph.gate)
+
+Warnings: ``RefgraphWarning`` (UserWarning) > ``FastModeFallback``: accurate mode fell back
+to fast because the trained English pipeline is not installed.
 """
 
 from __future__ import annotations
@@ -27,6 +30,15 @@ class InputError(RefgraphError, ValueError):
 
 class PipelineUnavailable(RefgraphError, RuntimeError):
     """The trained English pipeline for accurate mode is not installed."""
+
+
+class RefgraphWarning(UserWarning):
+    """Root of refgraph's warnings."""
+
+
+class FastModeFallback(RefgraphWarning):
+    """Accurate mode was asked for, the trained English pipeline is not installed, and fast
+    mode runs instead (set ``REFGRAPH_REQUIRE_ACCURATE=1`` to make this an error)."""
 
 
 class LedgerError(RefgraphError, RuntimeError):

@@ -23,7 +23,7 @@ from .blocks import Block, BlockKind
 from .errors import InputError
 from .gcpause import gc_paused
 from .nlp.claims import LINKS_KEY, Link
-from .nlp.pipeline import MODES, Mode, load_pipeline
+from .nlp.pipeline import MODES, Mode, available_mode, load_pipeline
 from .nlp.records import Record, raw_records
 from .nlp.view import finalize, make_doc, seed, view
 
@@ -63,8 +63,8 @@ class Parser:
     def __init__(self, mode: Mode = "accurate", *, cache_size: int = 20_000) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
-        self.mode: Mode = mode
-        self.nlp = load_pipeline(mode)
+        self.mode: Mode = available_mode(mode)  # accurate falls back to fast, warning once
+        self.nlp = load_pipeline(self.mode)
         # spaCy's own pipes (sentencizer, or tagger/parser/NER) run batched through nlp.pipe;
         # refgraph's components, which all come after them, are then called on each doc
         # directly, with its view computed once (see refgraph.nlp.view.finalize).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -57,18 +58,37 @@ class Report:
         """The codes found, sorted, each once."""
         return sorted({f.code for f in self.findings})
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, paths: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The report as JSON data. Each evidence span gains ``line``/``column`` and
+        ``end_line``/``end_column`` (1-based, the end inclusive) and, with ``paths``
+        (``{"before": FILE, "after": FILE}``), the ``path`` of its side."""
+        lines = self._lines()
         return {"schema": REPORT_SCHEMA, "verdict": self.verdict, "intent": self.intent,
                 "mode": self.mode, "min_confidence": self.min_confidence,
-                "findings": [f.to_dict() for f in self.findings],
+                "findings": [self.finding_dict(f, paths, lines) for f in self.findings],
                 "suppressed": len(self.suppressed), "stats": dict(self.stats)}
 
-    def to_json(self, *, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+    def finding_dict(self, f: Finding, paths: Mapping[str, str] | None = None,
+                     lines: dict[str, _LineIndex] | None = None) -> dict[str, Any]:
+        """One finding as :meth:`to_dict` writes it."""
+        lines = lines or self._lines()
+        out = f.to_dict()
+        for e, d in zip(f.evidence, out["evidence"], strict=True):
+            if paths is not None and e.side in paths:
+                d["path"] = paths[e.side]
+            d.update(lines[e.side].position(e))
+        return out
+
+    def _lines(self) -> dict[str, _LineIndex]:
+        return {"before": _LineIndex(self.before), "after": _LineIndex(self.after)}
+
+    def to_json(self, *, indent: int | None = 2,
+                paths: Mapping[str, str] | None = None) -> str:
+        return json.dumps(self.to_dict(paths=paths), ensure_ascii=False, indent=indent)
 
     def format_text(self, *, before_name: str = "before", after_name: str = "after") -> str:
         """A terminal report: each finding with its code, message, lines and fix."""
-        lines_of = {"before": _LineIndex(self.before), "after": _LineIndex(self.after)}
+        lines_of = self._lines()
         names = {"before": before_name, "after": after_name}
         out = []
         for f in self.findings:
@@ -108,6 +128,14 @@ class Report:
 class _LineIndex:
     def __init__(self, text: str) -> None:
         self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def position(self, e: Evidence) -> dict[str, int]:
+        """1-based line and column of the span's first and last character."""
+        line = bisect.bisect_right(self.starts, e.start)
+        last = max(e.start, e.end - 1)
+        end_line = bisect.bisect_right(self.starts, last)
+        return {"line": line, "column": e.start - self.starts[line - 1] + 1,
+                "end_line": end_line, "end_column": last - self.starts[end_line - 1] + 1}
 
     def where(self, e: Evidence) -> str:
         line = bisect.bisect_right(self.starts, e.start)

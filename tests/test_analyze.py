@@ -155,7 +155,8 @@ def test_report_to_dict_schema(az: Analyzer) -> None:
     assert d["min_confidence"] <= f["confidence"] <= 1
     assert [e["role"] for e in f["evidence"]] == ["claim", "conflict"]
     for e in f["evidence"]:
-        assert set(e) == {"side", "start", "end", "quote", "role", "node"}
+        assert set(e) == {"side", "start", "end", "quote", "role", "node", "line", "column",
+                          "end_line", "end_column"}
         graph = report.before_graph if e["side"] == "before" else report.after_graph
         assert graph is not None
         assert graph.nodes[e["node"]]["kind"] == "quantity"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import importlib.metadata
+from pathlib import Path
 
 import pytest
 import spacy
 from spacy.language import Language
 
 import refgraph
-from refgraph.errors import InputError, PipelineUnavailable
+from refgraph.cli import main
+from refgraph.errors import FastModeFallback, InputError, PipelineUnavailable
 from refgraph.nlp import COMPONENTS, load_pipeline, pipeline
 
 
@@ -105,3 +107,30 @@ def test_sentence_bounds_set_after_first_component_are_seen() -> None:
     doc = nlp("The disk failed. Therefore, we retry.")
     (rec,) = [r for r in doc._.rg_records if r[0] == "causal"]
     assert rec[3]["premise_scope"] == "previous"
+
+
+def test_accurate_mode_falls_back_to_fast_with_one_warning(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain `pip install refgraph` has no trained pipeline: the default mode still works."""
+    monkeypatch.setattr(pipeline, "trained_pipeline_name", lambda: None)
+    monkeypatch.setattr(pipeline, "_warned", [])
+    monkeypatch.delenv("REFGRAPH_REQUIRE_ACCURATE", raising=False)
+    with pytest.warns(FastModeFallback, match="fast mode"):
+        az = refgraph.Analyzer("accurate")
+    assert az.mode == "fast"
+    report = az.analyze("The timeout is 30 seconds.", "The timeout is 30.")
+    assert (report.mode, report.codes) == ("fast", ["RG201"])
+    # the CLI says so in one line on stderr, and exits by its verdict, not 2
+    monkeypatch.setattr(pipeline, "_warned", [])
+    (tmp_path / "b.txt").write_text("The timeout is 30 seconds.", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("The timeout is 30.", encoding="utf-8")
+    assert main(["check", str(tmp_path / "b.txt"), str(tmp_path / "a.txt"),
+                 "--isolated"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("refgraph: warning: accurate mode needs") == 1
+    assert len(err.strip().splitlines()) == 1
+    # CI can insist on the trained pipeline
+    monkeypatch.setenv("REFGRAPH_REQUIRE_ACCURATE", "1")
+    with pytest.raises(PipelineUnavailable, match="en_core_web_sm"):
+        refgraph.Analyzer("accurate")

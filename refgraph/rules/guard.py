@@ -23,7 +23,32 @@ from .patches import changed_regions
 SOURCE_KINDS = frozenset({"tool_call", "path", "url", "store_key"})
 _BACK = frozenset({"above", "previous", "discourse", "same"})
 _DRAWN = 0.6  # share of the justification's content that comes from the removed claims
+_GATED = "notes:\n- the request timeout is 30 seconds\n- retries: 3"
 _BASE = "plan:\n  1. run the tests\n  2. deploy\ntool: tests passed (41/41)\nnotes: none"
+
+
+class BlockingFindings(Rule):
+    """The gate refused to commit a patch because the analyzer found blocking findings in it.
+
+    ## What it detects
+    A patch that binds cleanly to its base (no RG401-RG403) whose candidate text the analyzer
+    rejects: an error finding of any other code (a dropped unit, an inverted negation, a pruned
+    result ...). :class:`refgraph.Gate` raises :class:`refgraph.GateRejected` with this code; its
+    ``report`` holds the findings that blocked it, each with its own code.
+
+    ## Why it matters
+    A patch that applies is not a patch that keeps the context true. Nothing was written: the
+    caller can re-author the patch with the findings, or escalate.
+    """
+
+    code = "RG400"
+    name = "blocking-findings"
+    summary = "the gate refused a patch whose candidate has blocking findings"
+    hint = "Read the report's findings (GateRejected.report) and re-author the patch to fix them."
+    guard = True
+    gate = True  # raised by refgraph.Gate, not by the buffer alone
+    example = Example(_GATED)
+    guard_example = GuardExample(_GATED, replace=("30 seconds", "30"))
 
 
 class StaleBaseRule(Rule):
