@@ -9,6 +9,7 @@
 # First: decides whether the compiled build or the pure-Python sources run (refgraph.native).
 from . import native as native
 from .analyze import Analyzer, analyze, analyze_messages, lint
+from .audit import AuditResult, audit
 from .blocks import Block, BlockKind, split_blocks
 from .buffer import ContextBuffer, Revision, Snapshot
 from .errors import (
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmbiguousAnchor",
     "Analyzer",
+    "AuditResult",
     "Block",
     "BlockKind",
     "Committed",
@@ -68,6 +70,7 @@ __all__ = [
     "__version__",
     "analyze",
     "analyze_messages",
+    "audit",
     "build_graph",
     "guard",
     "lint",

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import json
 import os
 import re
 import stat
 import sys
 import tempfile
+import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -107,6 +109,28 @@ def _parser() -> argparse.ArgumentParser:
     ap_.add_argument("--min-confidence", metavar="C", type=_confidence, default=None,
                      help="with --check: refuse on findings this sure or surer (0-1)")
 
+    b = sub.add_parser("batch", help="audit a JSON-lines file of pairs (exit 1: any reject)")
+    b.add_argument("file", metavar="FILE.jsonl",
+                   help="one {id, before, after, intent?, declared_span?} object per line")
+    b.add_argument("--out", metavar="RESULTS.jsonl",
+                   help="append one result line per pair here (pairs already in it are "
+                        "skipped: a batch resumes); default: standard output")
+    b.add_argument("--jobs", metavar="N", type=_jobs, default=1,
+                   help="worker processes (default 1; 0: one per core)")
+    b.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the chunks on a Dask cluster (refgraph[dask]) instead")
+    b.add_argument("--intent", choices=INTENTS, default="rewrite",
+                   help="for pairs that name none")
+    b.add_argument("--min-confidence", metavar="C", type=_confidence, default=None)
+    b.add_argument("--mode", choices=("accurate", "fast"), default=None,
+                   help="the pipeline (default: the configuration's, else accurate)")
+    b.add_argument("--select", metavar="CODES")
+    b.add_argument("--ignore", metavar="CODES")
+    b.add_argument("--policy", metavar="CODE=SEVERITY", action="append", default=[])
+    b.add_argument("--config", metavar="FILE")
+    b.add_argument("--isolated", action="store_true")
+    b.add_argument("--exit-zero", action="store_true", help="exit 0 even when pairs are rejected")
+
     d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
     d.add_argument("--mode", choices=("accurate", "fast"), default="accurate")
     d.add_argument("--examples", default=str(EXAMPLES), help=argparse.SUPPRESS)
@@ -185,6 +209,8 @@ def _run(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return _lint(args)
         if args.command == "apply":
             return _apply(args)
+        if args.command == "batch":
+            return _batch(args)
         if args.command == "rules":
             return _rules()
         if args.command == "rule":
@@ -342,6 +368,88 @@ def format_statistics(report: Report, fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps([{"code": c, "name": n, "count": k} for (c, n), k in rows], indent=2)
     return "\n".join(f"{k:>5}  {c}  {n}" for (c, n), k in rows) or "no findings"
+
+
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return n or (os.cpu_count() or 1)
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from .audit import audit, done_ids, drop_torn_line, read_pairs, summary
+
+    args.write_baseline = False
+    settings = _settings(args)
+    pairs = list(read_pairs(args.file))  # every line checked before any work starts
+    out_path = Path(args.out) if args.out else None
+    if out_path is not None and (out_path.is_dir() or not out_path.resolve().parent.is_dir()):
+        raise InputError(f"--out {args.out}: not a writable file path")
+    skip = done_ids(out_path) if out_path is not None else set()
+    todo = [p for p in pairs if p["id"] not in skip]
+    if skip:
+        print(f"refgraph: resuming: {len(pairs) - len(todo)} of {len(pairs)} pairs already in "
+              f"{args.out}", file=sys.stderr)
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise InputError("--scheduler needs Dask: pip install \"refgraph[dask]\"") from None
+        try:
+            client = Client(args.scheduler, timeout=10)  # type: ignore[no-untyped-call]
+        except OSError as exc:
+            raise InputError(f"--scheduler {args.scheduler}: cannot connect: {exc}") from None
+    if out_path is not None:
+        drop_torn_line(out_path)
+    sink = out_path.open("a", encoding="utf-8") if out_path is not None else sys.stdout
+    results = []
+    t0 = time.perf_counter()
+    try:
+        with _progress(len(todo)) as tick:
+            for r in audit(todo, mode=settings.mode or "accurate", intent=args.intent,
+                           jobs=args.jobs, client=client, select=settings.select,
+                           ignore=settings.ignore,
+                           min_confidence=args.min_confidence or settings.min_confidence,
+                           policy=settings.policy, progress=tick):
+                sink.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+                sink.flush()  # a result on disk is a pair a resumed batch skips
+                results.append(r)
+    finally:
+        if out_path is not None:
+            sink.close()
+        if client is not None:
+            client.close()  # type: ignore[no-untyped-call]
+    table = summary(results, time.perf_counter() - t0)
+    print(table, file=sys.stdout if out_path is not None else sys.stderr)
+    rejected = any(r.verdict in ("reject", "refuse") for r in results)
+    return 1 if rejected and not args.exit_zero else 0
+
+
+@contextlib.contextmanager
+def _progress(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on a terminal's stderr; elsewhere a line per 5%."""
+    if sys.stderr.isatty() and total:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("auditing", total=total)
+            yield lambda done, _total: bar.update(task, completed=done)
+        return
+    step = max(1, total // 20)
+    last = [0]
+
+    def line(done: int, all_: int) -> None:
+        if done - last[0] >= step or done == all_:
+            last[0] = done
+            print(f"refgraph: {done}/{all_} pairs ({100 * done // max(1, all_)}%)",
+                  file=sys.stderr, flush=True)
+
+    yield line
 
 
 def _check_writable(flag: str, path: str) -> None:

@@ -26,7 +26,9 @@ def test_public_api_is_pinned() -> None:
         "GateRejected", "Hunk", "Ledger", "Patch", "Revision", "RewriteRejected", "Snapshot",
         "StaleBase", "three_way_apply",
         # the compaction guard
-        "Decision", "Guarded", "guard"])
+        "Decision", "Guarded", "guard",
+        # batch audits
+        "AuditResult", "audit"])
 
 
 def test_components_are_registered_entry_points() -> None:
