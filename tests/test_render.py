@@ -53,38 +53,42 @@ def test_render_unit_dropped_links_removed_to_added(az: Analyzer) -> None:
     view = _view(az.analyze(NOTES, NOTES_UNIT_DROPPED, intent="summarize"))
     (b,) = _tied(view, "before", "RG201")
     (a,) = _tied(view, "after", "RG201")
-    assert (b.status, b.label, a.status, a.label) == ("removed", "qty 30 seconds", "added",
-                                                      "qty 30")
+    assert (b.status, b.label, a.status, a.label) == ("removed", "amount: 30 seconds", "added",
+                                                      "amount: 30")
     assert (0, b.id, a.id) in view.links
 
 
 def test_render_dangling_deictic_shows_the_lost_antecedent(az: Analyzer) -> None:
     view = _view(az.analyze(PLAN, PLAN_PRUNED, intent="prune"))
     after = _tied(view, "after", "RG102")
-    assert [n.label for n in after] == ["ref the above constraint → ?"]
+    assert [n.label for n in after] == ["points to: the above constraint → ?"]
     before = {n.kind: n for n in _tied(view, "before", "RG102")}
     assert before["constraint"].status == "removed"
-    assert before["deictic"].status == "kept"
-    assert before["deictic"].row == after[0].row
-    # The before copy still points at its antecedent, and that edge carries the finding.
-    assert any(e.side == "before" and e.kind == "refers_to" and e.findings
-               and e.source == before["deictic"].id and e.target == before["constraint"].id
+    # The kept before copy of the pointer is drawn, on the same row, but wears no ring: only
+    # what the evidence names does.
+    (twin,) = [n for (side, _), n in view.nodes.items()
+               if side == "before" and n.kind == "deictic" and n.row == after[0].row]
+    assert twin.status == "kept"
+    assert twin.findings == ()
+    # The before copy still points at its antecedent.
+    assert any(e.side == "before" and e.kind == "refers_to"
+               and e.source == twin.id and e.target == before["constraint"].id
                for e in view.edges)
 
 
 def test_render_orphaned_use_and_lost_definition(az: Analyzer) -> None:
     view = _view(az.analyze(RETRIES, RETRIES_PRUNED, intent="prune"))
     labels = {(n.side, n.status, n.label) for n in _tied(view, "before", "RG101")}
-    assert ("before", "removed", "id def MAX_RETRIES") in labels
+    assert ("before", "removed", "defines: MAX_RETRIES") in labels
     assert [(n.status, n.label) for n in _tied(view, "after", "RG101")] == [
-        ("kept", "id MAX_RETRIES")]
+        ("kept", "name: MAX_RETRIES")]
 
 
 def test_render_merged_entities_both_point_at_one(az: Analyzer) -> None:
     view = _view(az.analyze(SHARDS, SHARDS_MERGED, intent="summarize"))
     before = _tied(view, "before", "RG103")
-    assert sorted(n.label for n in before) == ["entity primary replica of shard A",
-                                               "entity primary replica of shard B"]
+    assert sorted(n.label for n in before) == ["thing: primary replica of shard A",
+                                               "thing: primary replica of shard B"]
     (after,) = _tied(view, "after", "RG103")
     assert {(b, a) for _, b, a in view.links} == {(n.id, after.id) for n in before}
 
@@ -93,7 +97,7 @@ def test_render_reversed_causal_edge_is_highlighted(az: Analyzer) -> None:
     view = _view(az.analyze(LAG_NOTE, LAG_NOTE_REORDERED))
     hot = [e for e in view.edges if e.findings and e.kind == "supports"]
     assert [e.side for e in hot] == ["before"]
-    assert view.node("before", hot[0].target).label.startswith("claim failover of shard A")
+    assert view.node("before", hot[0].target).label.startswith("says: failover of shard A")
     assert any(n.status == "moved" for n in view.nodes.values())
 
 
@@ -118,12 +122,13 @@ def test_render_focus_keeps_a_large_context_legible(az: Analyzer) -> None:
     focused = _view(report)
     assert focused.total > 300
     assert 2 <= len(focused.nodes) <= 20
-    assert {n.label for n in focused.nodes.values() if n.findings} == {"qty 7 seconds", "qty 7"}
+    assert {n.label for n in focused.nodes.values() if n.findings} == {"amount: 7 seconds",
+                                                                       "amount: 7"}
     everything = _view(report, focus="all", max_nodes=80)
     assert len(everything.nodes) == 80
     # The findings' nodes come first, so a cap never hides them.
-    assert {n.label for n in everything.nodes.values() if n.findings} == {"qty 7 seconds",
-                                                                          "qty 7"}
+    assert {n.label for n in everything.nodes.values() if n.findings} == {"amount: 7 seconds",
+                                                                          "amount: 7"}
 
 
 def test_render_without_findings_shows_what_changed(az: Analyzer) -> None:
@@ -175,8 +180,8 @@ def test_render_dollar_signs_stay_literal(az: Analyzer) -> None:
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # keep text as text in the SVG
         art = draw_diff(report, focus="all")
         labels = [t.get_text() for t in art.texts]
-        assert "id cost_$a$_total" in labels
-        assert "id $\\frac{a$" in labels
+        assert "name: cost_$a$_total" in labels
+        assert "name: $\\frac{a$" in labels
         assert all(not t.get_parse_math() and not t.get_usetex() for t in art.texts)
         buf = io.BytesIO()
         art.figure.savefig(buf, format="svg")  # mathtext would fail on "$\\frac{a$"

@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         required = args.require or native.env_flag("REFGRAPH_REQUIRE_NATIVE")
         return 1 if required else 0
     t0 = time.perf_counter()
-    print(f"refgraph: compiling {len(native.COMPILED)} modules with mypyc (about a minute)...",
+    print(f"refgraph: compiling {len(native.COMPILED)} modules with mypyc (one to five minutes)...",
           file=sys.stderr)
     build(native)
     print(f"refgraph: compiled build ready in {time.perf_counter() - t0:.0f} s", file=sys.stderr)

@@ -45,10 +45,15 @@ _RANK: dict[str, int] = {k: i for i, k in enumerate((
     NodeKind.CLAIM, NodeKind.QUANTITY, NodeKind.HANDLE, NodeKind.IDENTIFIER, NodeKind.CAUSAL,
     NodeKind.HEDGE, NodeKind.MENTION, NodeKind.SENTENCE, NodeKind.BLOCK))}
 _PER_EVIDENCE = 3  # nodes one evidence span contributes at most
-_LABEL_WIDTH = 34
-_ABBREV: dict[str, str] = {
-    NodeKind.IDENTIFIER: "id", NodeKind.QUANTITY: "qty", NodeKind.NEGATION: "neg",
-    NodeKind.CONDITIONAL: "cond", NodeKind.DEICTIC: "ref", NodeKind.MENTION: "entity"}
+_LABEL_WIDTH = 40
+# A reviewer's words for each kind, not the schema's: "not: reachable", "limit: at most 3".
+_TAG: dict[str, str] = {
+    NodeKind.IDENTIFIER: "name", NodeKind.HANDLE: "handle", NodeKind.QUANTITY: "amount",
+    NodeKind.NEGATION: "not", NodeKind.CONDITIONAL: "condition", NodeKind.CONSTRAINT: "rule",
+    NodeKind.DEICTIC: "points to", NodeKind.HEDGE: "hedge", NodeKind.MENTION: "thing",
+    NodeKind.CAUSAL: "because", NodeKind.CLAIM: "says", NodeKind.SENTENCE: "sentence",
+    NodeKind.BLOCK: "block"}
+_BOUNDED = frozenset({"<", "<=", ">", ">=", "≤", "≥", "range"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,25 +103,38 @@ def short_label(kind: str, data: dict[str, Any], width: int = _LABEL_WIDTH) -> s
     """A one-line label: a kind tag and the span's text, cut to ``width`` characters.
 
     >>> short_label("quantity", {"text": "30   seconds"})
-    'qty 30 seconds'
+    'amount: 30 seconds'
+    >>> short_label("quantity", {"text": "at least 5 minutes", "bound": ">="})
+    'limit: at least 5 minutes'
     >>> short_label("deictic", {"text": "that budget", "resolved": False})
-    'ref that budget → ?'
+    'points to: that budget → ?'
     """
     text = " ".join(str(data.get("text", "")).split())
     if kind == NodeKind.IDENTIFIER and data.get("role") == "define":
-        tag = "id def"
+        tag = "defines"
     elif kind == NodeKind.NEGATION and data.get("word"):
-        tag, text = "neg", " ".join(str(data["word"]).split())  # "un" -> "unreachable"
+        tag, text = "not", " ".join(str(data["word"]).split())  # "un" -> "unreachable"
+    elif kind == NodeKind.QUANTITY and data.get("bound") in _BOUNDED:
+        tag = "limit"
     elif kind == NodeKind.REFERENT:
         tag = str(data.get("ref_kind", "referent"))
         text = " ".join(str(data.get("key", text)).split())
     else:
-        tag = _ABBREV.get(kind, kind)
+        tag = _TAG.get(kind, kind)
     tail = " → ?" if kind == NodeKind.DEICTIC and data.get("resolved") is False else ""
-    room = max(width - len(tag) - len(tail) - 1, 8)
+    room = max(width - len(tag) - len(tail) - 2, 8)
     if len(text) > room:
         text = text[: room - 1].rstrip() + "…"
-    return f"{tag} {text}{tail}"
+    return f"{tag}: {text}{tail}"
+
+
+def by_position(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Findings in reading order: by where their first evidence starts (before first)."""
+    def key(f: Finding) -> tuple[int, int, str]:
+        spans = [(e.side != "before", e.start) for e in f.evidence] or [(True, 0)]
+        side, start = min(spans)
+        return int(side), start, f.code
+    return tuple(sorted(findings, key=key))
 
 
 def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph: RefGraph, *,
@@ -126,10 +144,14 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
         raise ValueError(f"focus must be 'findings' or 'all', not {focus!r}")
     if max_nodes < 2:
         raise ValueError(f"max_nodes must be at least 2, not {max_nodes}")
-    found = tuple(findings)
+    found = by_position(findings)
     graphs: dict[Side, RefGraph] = {"before": before_graph, "after": after_graph}
     evidence_nodes = {side: _evidence_nodes(found, graphs[side], side)
                       for side in SIDES}
+    # Only what the evidence names wears a finding's ring; the kept twins added below are
+    # drawn and linked, not ringed.
+    named = {side: {i: frozenset(ns) for i, ns in evidence_nodes[side].items()}
+             for side in SIDES}
     # Sentences and blocks are drawn only where evidence needs them, and then on both sides,
     # so that a sentence both sides hold shows as kept rather than removed.
     extra = {side: {n for per in evidence_nodes[side].values() for n in per
@@ -170,8 +192,9 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
             status = "kept"
         else:
             status = "removed" if side == "before" else "added"
-        tied = tuple(sorted(i for i, per in evidence_nodes[side].items() if n in per))
-        view.nodes[(side, n)] = ViewNode(side, n, d["kind"], short_label(d["kind"], d),
+        tied = tuple(sorted(i for i, per in named[side].items() if n in per))
+        label = _negation_label(graphs[side], n) if d["kind"] == NodeKind.NEGATION else None
+        view.nodes[(side, n)] = ViewNode(side, n, d["kind"], label or short_label(d["kind"], d),
                                          d["start"], d["end"], status, compact[rows[(side, n)]],
                                          tied)
     for side in SIDES:
@@ -181,8 +204,8 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
                                       & set(view.node(side, v).findings)))
                 view.edges.append(ViewEdge(side, u, v, kind, shared))
     for i in range(len(found)):
-        left = [n for (s, n), vn in view.nodes.items() if s == "before" and i in vn.findings]
-        right = [n for (s, n), vn in view.nodes.items() if s == "after" and i in vn.findings]
+        left = [n for (s, n) in view.nodes if s == "before" and n in evidence_nodes[s].get(i, ())]
+        right = [n for (s, n) in view.nodes if s == "after" and n in evidence_nodes[s].get(i, ())]
         # Link what became what: a removed node to the finding's first after node, and the
         # first before node to an added one. Kept copies already share a row (or a "moved"
         # line), and linking every node to every other is a thicket.
@@ -196,6 +219,23 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
         if ref[0] == "before" and ref in view.nodes and twin in view.nodes:
             view.moves.append((ref[1], twin[1]))
     return view
+
+
+def _negation_label(G: RefGraph, n: str) -> str | None:
+    """"not: required" for a negation: what it denies (the word it scopes over, else its
+    claim's predicate), not the cue ("not", "un") again."""
+    scoped = [G.nodes[v] for _, v, k in G.out_edges(n, keys=True) if k == EdgeKind.SCOPES
+              and G.nodes[v]["kind"] != NodeKind.MENTION]
+    if scoped:
+        what = str(min(scoped, key=lambda d: d["start"])["text"])
+    else:
+        claims = [G.nodes[v] for _, v, k in G.out_edges(n, keys=True)
+                  if k == EdgeKind.NEGATES]
+        what = str(G.nodes[n].get("word") or (claims[0]["text"] if claims else ""))
+    what = " ".join(what.split())
+    if not what:
+        return None
+    return short_label(NodeKind.NEGATION, {"text": what})
 
 
 def _bare_referent(G: RefGraph, n: str) -> bool:

@@ -33,6 +33,9 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {  # status -> (colour, marker, 
     "added": ("#009e73", "P", "added (after only)"),
 }
 FINDING_COLOURS = ("#0072b2", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
+# With more findings than colours, the marker tells them apart: colour x marker repeats only
+# after 5 x 8 = 40 findings, and each finding is numbered besides.
+FINDING_MARKERS = ("o", "s", "^", "D", "v", "p", "h", "*")
 _X = {"before": 0.0, "after": 1.0}
 _ROW_INCHES = 0.32
 
@@ -54,6 +57,11 @@ class DiffArtists:
 
 def finding_colour(i: int) -> str:
     return FINDING_COLOURS[i % len(FINDING_COLOURS)]
+
+
+def finding_marker(i: int) -> str:
+    """Finding ``i``'s marker: it changes each time the colours come round again."""
+    return FINDING_MARKERS[(i // len(FINDING_COLOURS)) % len(FINDING_MARKERS)]
 
 
 def draw_diff(report: Report, *, ax: Axes | None = None, focus: Focus = "findings",
@@ -84,7 +92,7 @@ def draw_diff(report: Report, *, ax: Axes | None = None, focus: Focus = "finding
     >>> r = refgraph.analyze("The timeout is 30 seconds.", "The timeout is 30.", mode="fast")
     >>> art = draw_diff(r)
     >>> sorted((n.side, n.status, n.label) for n in art.view.nodes.values() if n.findings)
-    [('after', 'added', 'qty 30'), ('before', 'removed', 'qty 30 seconds')]
+    [('after', 'added', 'amount: 30'), ('before', 'removed', 'amount: 30 seconds')]
     """
     if report.before_graph is None or report.after_graph is None:
         raise ValueError("draw_diff needs a report from analyze(); a lint report has one side")
@@ -93,7 +101,7 @@ def draw_diff(report: Report, *, ax: Axes | None = None, focus: Focus = "finding
     if ax is None:
         from matplotlib.figure import Figure
 
-        legend_rows = (len(view.findings) + 6 + 2) // 3
+        legend_rows = (len(view.findings) + 7 + 2) // 3
         fig = Figure(figsize=(12, 1.2 + _ROW_INCHES * max(view.rows, 2) + 0.2 * legend_rows),
                      layout="constrained")
         ax = fig.add_subplot()
@@ -151,6 +159,7 @@ def _draw_nodes(art: DiffArtists) -> None:
         x, y = _xy(n)
         for k, i in enumerate(n.findings):  # one ring per finding, nested outwards
             art.rings.append(ax.scatter([x], [y], s=230 + 170 * k, facecolors="none",
+                                        marker=finding_marker(i),
                                         edgecolors=finding_colour(i), linewidths=2.0,
                                         zorder=3))
         left = n.side == "before"
@@ -160,7 +169,9 @@ def _draw_nodes(art: DiffArtists) -> None:
             va="center", fontsize=8.5, color=colour,
             fontweight="bold" if n.findings else "normal")
         if n.findings:  # the codes in the gap, next to the node they concern
-            codes = " ".join(view.findings[i].code for i in n.findings)
+            # numbered as in the legend, with what the evidence quotes on this side
+            codes = "  ".join(f"{i + 1} {view.findings[i].code} {_quote(view, i, n.side)}"
+                              .rstrip() for i in n.findings)
             # Above the label, on the outer side: the gap belongs to the edges.
             _text(art, x - 0.05 if left else x + 0.05, y + 0.2, codes,
                   ha="right" if left else "left", va="bottom", fontsize=7,
@@ -218,12 +229,15 @@ def _draw_legend(art: DiffArtists) -> None:
     handles += [
         Line2D([], [], color="#b5b5b5", label="relation in one side (arrow)"),
         Line2D([], [], color="#b5b5b5", linestyle=":", label="same referent"),
-        Line2D([], [], color="#9a9a9a", linestyle=(0, (4, 3)), label="moved to"),
+        Line2D([], [], color="#9a9a9a", linestyle=(0, (4, 3)),
+               label="became (kept, at another place)"),
+        Line2D([], [], color="#333333", linestyle=(0, (6, 3)), marker=">",
+               label="became, as a finding says (its colour)"),
     ]
     for i, f in enumerate(art.view.findings):
         handles.append(Line2D([], [], color=finding_colour(i), linestyle=(0, (6, 3)),
-                              marker="o", markerfacecolor="none", markersize=8,
-                              label=f"{f.code} {f.name} [{f.severity}]"))
+                              marker=finding_marker(i), markerfacecolor="none", markersize=8,
+                              label=f"{i + 1}  {f.code} {f.name} [{f.severity}]"))
     leg = art.ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                         ncol=3, fontsize=8, frameon=False, handlelength=2.6)
     for t in leg.get_texts():
@@ -231,3 +245,14 @@ def _draw_legend(art: DiffArtists) -> None:
         t.set_usetex(False)
         art.texts.append(t)
     art.legend = leg
+
+
+def _quote(view: DiffView, i: int, side: str) -> str:
+    """Finding ``i``'s first evidence quote on ``side``, clipped, quoted; "" if none."""
+    q = next((e.quote for e in view.findings[i].evidence if e.side == side), "")
+    return repr(_clip(q)) if q else ""
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
