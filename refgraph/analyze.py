@@ -66,6 +66,9 @@ class Analyzer:
         self.min_confidence = _check_confidence(min_confidence)
         self.parser = Parser(mode)
         self.mode: Mode = self.parser.mode  # "fast" when accurate mode fell back
+        # progress(side, blocks_done, blocks_total) while a side's uncached blocks are parsed
+        # (the CLI sets it for long inputs)
+        self.progress: Callable[[str, int, int], None] | None = None
         self.policy: dict[str, PolicyValue] = {r.code: r.severity for r in RULES}
         # Codes the caller set: only these override a finding's own severity (a rule may give
         # one finding a lower severity than its default, e.g. a closure whose subject left).
@@ -218,8 +221,11 @@ class Analyzer:
         side = self._sides.get(key)
         if side is None:
             other = self._sides.get(("after" if name == "before" else "before", text, spans))
+            report = self.progress
             G = other.G if other is not None else build_graph(
-                text, mode=self.mode, parser=self.parser, messages=spans)
+                text, mode=self.mode, parser=self.parser, messages=spans,
+                progress=None if report is None else (
+                    lambda done, total: report(name, done, total)))
             side = Side.build(name, text, G)
             self._sides[key] = side
             while len(self._sides) > _GRAPH_CACHE:

@@ -298,6 +298,56 @@ def _check(args: argparse.Namespace) -> int:
         _check_writable(flag, path)
     settings = _settings(args)
     az = settings.analyzer()
+    with _parse_progress(az, args.before, args.after):
+        report = _analyze_check(az, args, settings)
+    return _finish(report, args, outputs)
+
+
+_LONG_INPUT = 50_000  # characters over both sides: from here parsing takes seconds
+
+
+@contextlib.contextmanager
+def _parse_progress(az: Analyzer, *paths: str) -> Iterator[None]:
+    """Progress on stderr while a long input is parsed: a bar on a terminal, else a line per
+    quarter of each side."""
+    size = sum(os.path.getsize(p) for p in paths if p != "-" and os.path.isfile(p))
+    if size < _LONG_INPUT:
+        yield
+        return
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            tasks: dict[str, Any] = {}
+
+            def update(side: str, done: int, total: int) -> None:
+                if side not in tasks:
+                    tasks[side] = bar.add_task(f"parsing {side}", total=total)
+                bar.update(tasks[side], completed=done, total=total)
+
+            az.progress = update
+            try:
+                yield
+            finally:
+                az.progress = None
+        return
+    shown: dict[str, int] = {}
+
+    def line(side: str, done: int, total: int) -> None:
+        quarter = 4 * done // max(1, total)
+        if quarter > shown.get(side, 0) or (done == total and side not in shown):
+            shown[side] = max(quarter, 1)
+            print(f"refgraph: parsing {side}: {done}/{total} blocks", file=sys.stderr,
+                  flush=True)
+
+    az.progress = line
+    try:
+        yield
+    finally:
+        az.progress = None
+
+
+def _analyze_check(az: Analyzer, args: argparse.Namespace, settings: Config) -> Report:
     if args.messages:
         if args.declared_span is not None:
             raise InputError("--declared-span indexes a text: it cannot be used with --messages")
@@ -309,7 +359,7 @@ def _check(args: argparse.Namespace) -> int:
         report = az.analyze(before, after, intent=args.intent,
                             declared_span=args.declared_span, select=settings.select,
                             ignore=settings.ignore, min_confidence=args.min_confidence)
-    return _finish(report, args, outputs)
+    return report
 
 
 def _finish(report: Report, args: argparse.Namespace,

@@ -108,3 +108,24 @@ def test_cli_github_and_jsonl_print_nothing_for_a_clean_rewrite(
         assert main(["check", str(tmp_path / "b.txt"), str(tmp_path / "b.txt"), "--mode", "fast",
                      "--format", fmt]) == 0
         assert capsys.readouterr().out == ""
+
+
+def test_a_long_check_shows_parsing_progress_on_stderr(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "".join(f"Step {k}: the worker {k} timeout is {k} seconds.\n\n" for k in range(1500))
+    assert len(text) > 50_000
+    (tmp_path / "b.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "a.txt").write_text(text.replace("timeout is 7 seconds", "timeout is 7"),
+                                    encoding="utf-8")
+    assert main(["check", str(tmp_path / "b.txt"), str(tmp_path / "a.txt"), "--mode", "fast",
+                 "--isolated", "--format", "jsonl"]) == 1
+    cap = capsys.readouterr()
+    progress = [ln for ln in cap.err.splitlines() if ln.startswith("refgraph: parsing ")]
+    assert progress[0].startswith("refgraph: parsing before: ")
+    assert progress[-1].endswith(" blocks")
+    assert json.loads(cap.out.splitlines()[0])["code"] == "RG201"
+    # a short input shows none
+    (tmp_path / "s.txt").write_text(BEFORE, encoding="utf-8")
+    main(["check", str(tmp_path / "s.txt"), str(tmp_path / "s.txt"), "--mode", "fast",
+          "--isolated"])
+    assert "parsing" not in capsys.readouterr().err
