@@ -154,6 +154,29 @@ def _speakers(text: str) -> frozenset[str]:
     return frozenset()
 
 
+# A chat log stamps each turn with its clock time: "[09:08] agent: ...", "[09:10] Marco
+# Bellini: ..." (a bracket first would otherwise read as JSON, and the turn would join the
+# tool output above it).
+_STAMP = re.compile(r"\s*\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]+")
+# after a stamp, a name may carry its team: "[10:02] Marisol Vega (Recruiting): ..."
+_STAMPED_NAME = re.compile(rf"(?P<name>{_NAME_WORD}(?: {_NAME_WORD}){{0,2}})"
+                           r"(?: \([^)\n]{1,30}\))?[ \t]*:(?=\s)")
+
+
+def _stamped_turn(line: str) -> re.Match[str] | None:
+    m = _STAMP.match(line)
+    if m is None:
+        return None
+    turn = TURN_LABEL.match(line, m.end())
+    if turn is not None:
+        return turn
+    named = _STAMPED_NAME.match(line, m.end())
+    # a name has lower-case letters: "[10:02] ERROR: disk full" is a log line
+    if named is not None and any(c.islower() for c in named.group("name")):
+        return named
+    return None
+
+
 def _speaker_turn(line: str, speakers: frozenset[str]) -> re.Match[str] | None:
     m = _SPEAKER.match(line)
     if m and (m.group("id") or m.group("name") in speakers):
@@ -212,7 +235,8 @@ def _spans(text: str, speakers: frozenset[str]) -> list[tuple[BlockKind, int, in
             continue
         kind = _line_kind(line)
         if (kind is None and _speaker_turn(line, speakers)) or (
-                kind is BlockKind.JSON and MESSAGE_HEADER.match(line)):
+                kind is BlockKind.JSON and MESSAGE_HEADER.match(line)) or (
+                kind in (None, BlockKind.JSON, BlockKind.LOG) and _stamped_turn(line)):
             kind = BlockKind.TURN
         if kind is None:
             if cur_kind in (None, BlockKind.HEADING, BlockKind.JSON, BlockKind.LOG):
@@ -246,7 +270,7 @@ def _blocks(text: str, spans: list[tuple[BlockKind, int, int, MessageSpan | None
         if msg is not None:  # every block of a message is the message's
             role, turn_id = msg.role, msg.turn_id
         elif kind is BlockKind.TURN:
-            m = _TURN.match(body) or _speaker_turn(body, speakers)
+            m = _TURN.match(body) or _speaker_turn(body, speakers) or _stamped_turn(body)
             if m:
                 role = lower(m.group("role") if "role" in m.groupdict() else m.group("name"))
                 turn_id = m.groupdict().get("id") or ""  # a message header has none

@@ -795,3 +795,40 @@ class TestLocomoFourthJudge:
         # "considered" hedges: dropping it states its content as a fact
         assert "RG304" in az.analyze("The outage is considered resolved.",
                                      "The outage is resolved.", intent="summarize").codes
+
+
+class TestFreshBatchB15:
+    """Causes of false alarms in fresh batch b15 (after its first measurement; own texts)."""
+
+    def test_a_clock_stamped_turn_is_its_speakers_not_the_tool_output_above(
+            self, az: refgraph.Analyzer) -> None:
+        before = ('tool[call_3] -> {"results": [], "message": "0 recalls matched"}\n'
+                  "[09:08] agent: I think the weekend menu will use more cream than usual.")
+        after = "- The agent thinks the weekend menu will use more cream than usual."
+        assert "RG105" not in az.analyze(before, after, intent="summarize").codes
+        blocks = refgraph.split_blocks(before)
+        assert [b.role for b in blocks] == ["tool", "agent"]
+        # a log line's level is no speaker
+        assert not [b for b in refgraph.split_blocks("[10:02] ERROR: disk full\n[10:03] WARN: x")
+                    if b.role]
+
+    def test_zero_counts_left_to_another_clause_are_not_asserted_away(
+            self, az: refgraph.Analyzer) -> None:
+        before = ('tool[q-7] rack.status → rack A: 7 running, 2 idle (N03, N08), 1 error (N10: '
+                  '"fan stall"); rack C: 14 running, 0 idle, 0 error.')
+        after = ("- Racks (q-7): rack A 7 running, N03 and N08 idle, N10 in error; rack C 14 "
+                 "running, none idle, no errors.")
+        assert "RG301" not in az.analyze(before, after, intent="summarize").codes
+        assert "RG301" in az.analyze("The query returned 0 rows.", "The query returned rows.",
+                                     intent="summarize").codes
+
+    def test_a_code_the_tokenizer_split_is_still_before_s(self) -> None:
+        az = refgraph.Analyzer("accurate")  # the parse's tokens split "A-2026-55810"
+        before = ("user: File LN-7731: a house at $412,000 with 10% down, so 90% LTV. Applicant "
+                  "ID A-2026-55810 is Tomás Varga.")
+        after = ("File LN-7731, applicant Tomás Varga (A-2026-55810): the house at $412,000 "
+                 "with 10% down.")
+        found = az.analyze(before, after, intent="summarize", min_confidence=0.3)
+        assert not [f for f in found.findings if "Varga" in f.message]
+        changed = az.analyze(before, after.replace("55810", "55811"), intent="summarize")
+        assert "RG104" in changed.codes

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ..align import ClaimPair
 from ..claims import ORDER_FORCES, Claim
 from ..findings import Finding
+from ..nlp.lemmas import key
 from .base import Example, Rule
 from .common import (
     beyond_predicate,
@@ -16,6 +17,7 @@ from .common import (
     pairs,
     short,
     strict_pairs,
+    words_of,
 )
 from .context import Context
 
@@ -80,6 +82,9 @@ class InvertedPolarity(Rule):
                     continue  # "we should run the file" / "we never ran it": other acts
                 if holds_zero(b) and holds_zero(a):
                     continue  # "show 0 events" / "also 0": one zero, read as a cue on one side
+                if _zero_left_out(b, a) or _zero_left_out(a, b):
+                    continue  # "12 printing, 0 idle" / "12 printing": after kept the count
+                    # and left the zero (said elsewhere, "none idle"), which it does not deny
                 if _possible(a) != _possible(b) and not a.modality == b.modality == "ability":
                     continue  # "you can run main.py" / "main.py was not run": leave, no fact
                 if (a.frame == "volition") != (b.frame == "volition"):
@@ -330,3 +335,16 @@ def _confidence(b: Claim, a: Claim, coverage: float) -> float:
         # wouldn't say it is excluded") it is neither
         conf -= 0.4 if weakest <= 0.5 else 0.15
     return conf
+
+
+def _zero_left_out(x: Claim, y: Claim) -> bool:
+    """Whether ``x`` is negative only through zero counts ("0 idle, 0 error", no negation
+    cue of its own) and ``y`` holds none of them: ``y`` says another part of ``x``."""
+    zeros = [q for q in x.args_of("quantity") if q.magnitude == 0]
+    if not zeros or not x.negative or x.negations or y.negative:
+        return False
+    if any(q.magnitude == 0 for q in y.args_of("quantity")):
+        return False
+    words = words_of(y.features)
+    nouns = [key(q.noun or q.unit) for q in zeros if q.noun or q.unit]
+    return not any(n in words for n in nouns)

@@ -108,7 +108,7 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
         cover = _cover_without(b, a, {who, other})
         if cover < _COVER or len(_content(b, {who, other}) & a.features) < 2:
             continue
-        if other == who or _names(a, who):
+        if other == who or _same_person(other, who) or _names(a, who):
             return None  # after credits it rightly, or names them in it ("Gina encouraged
             # Jon to stay positive" keeps Jon's resolve Jon's)
         if (who in _ROLES) != (other in _ROLES) and not (
@@ -120,6 +120,12 @@ def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: fro
         if other in people and other and found is None:
             found = (a, other, cover)
     return found
+
+
+def _same_person(x: str, y: str) -> bool:
+    """"marisol" and "marisol vega": one name is the other's words, in part."""
+    wx, wy = set(x.split()), set(y.split())
+    return bool(wx) and bool(wy) and (wx <= wy or wy <= wx)
 
 
 def _also_theirs(ctx: Context, a: Claim, attr: str, other: str, who: str) -> bool:

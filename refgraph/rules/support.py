@@ -140,21 +140,30 @@ class Support:
     def _name(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code, "Mar–30" (a
         # range's dash) two words; "`" is no word
-        words = [p.strip(_EDGES) for w in _key_words(x.key.lower())
+        # a code the tokenizer split at its hyphens ("A-2026 - 55810") is one word again
+        words = [p.strip(_EDGES) for w in _key_words(x.key.lower().replace(" - ", "-"))
                  for p in w.translate(_SPLITS).split("/")
                  if any(c.isalnum() for c in p)]
+        # a number the claim also holds as a supported quantity ("acetaminophen 1,000 mg"
+        # for "1 g", "a loan of about $371k" worked out from before's price) is that
+        # quantity's, checked as one
+        supported = [q for q in claim.args_of("quantity")
+                     if q.magnitude is not None and self._number(q, claim) is None]
+        measured = {f"{q.magnitude:g}" for q in supported}
+        written = {p.strip(_EDGES).lstrip("$€£¥") for q in supported
+                   for p in q.text.lower().split()}
         for w in words:
-            if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2:
+            if any(c.isdigit() for c in w) and any(c.isalpha() for c in w) and len(w) >= 2 \
+                    and w not in written:
                 found = self._code(w)
                 if found is not None:
                     return found  # "db-9", "eu-west-3": a code names which one
-        # a number the claim also holds as a supported quantity ("acetaminophen 1,000 mg"
-        # for "1 g") is that quantity's, checked as one
-        measured = {f"{q.magnitude:g}" for q in claim.args_of("quantity")
-                    if q.magnitude is not None and self._number(q, claim) is None}
         numbers = [w for w in words if _numeral(w) and not w.isalpha()
                    and _numeral(w) not in measured]
-        if any(_numeral(w) not in self.numerals and w not in self.words for w in numbers):
+        # a number inside a code of before ("55810" of "A-2026-55810", split by the
+        # tokenizer) is that code's
+        if any(_numeral(w) not in self.numerals and w not in self.words and w not in written
+               and not self._inside(w) for w in numbers):
             if x.head.lower() in self.numbered:
                 return "a name", 0.65  # "port 9090" where before names "port 8080"
             return "a name", 0.55  # "Perl 5.22": a version, or a date or figure reworded
