@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -235,8 +235,7 @@ def _in_processes(parts: list[list[Mapping[str, Any]]], settings: Settings, jobs
 
 
 def _warm(settings: Settings) -> None:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per worker: no oversubscription
-    _analyzer(settings)
+    _analyzer(settings)  # the pipeline loads before the first chunk, once per worker
 
 
 def _on_dask(client: Any, parts: list[list[Mapping[str, Any]]], settings: Settings,
@@ -282,8 +281,6 @@ def drop_torn_line(path: str | Path) -> None:
 
 def summary(results: Sequence[AuditResult], seconds: float) -> str:
     """The table printed after a batch: verdicts, findings per code, pairs per second."""
-    from collections import Counter
-
     verdicts = Counter(r.verdict or "error" for r in results)
     codes = Counter(f["code"] for r in results for f in r.findings)
     lines = ["| verdict | pairs |", "|---|---:|"]

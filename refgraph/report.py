@@ -62,22 +62,13 @@ class Report:
         """The report as JSON data. Each evidence span gains ``line``/``column`` and
         ``end_line``/``end_column`` (1-based, the end inclusive) and, with ``paths``
         (``{"before": FILE, "after": FILE}``), the ``path`` of its side."""
-        lines = self._lines()
+        # the line index is built only when there is a finding to place (a batch audit calls
+        # this once per pair, most with none)
+        lines = self._lines() if self.findings else {}
         return {"schema": REPORT_SCHEMA, "verdict": self.verdict, "intent": self.intent,
                 "mode": self.mode, "min_confidence": self.min_confidence,
-                "findings": [self.finding_dict(f, paths, lines) for f in self.findings],
+                "findings": [_finding_dict(f, paths, lines) for f in self.findings],
                 "suppressed": len(self.suppressed), "stats": dict(self.stats)}
-
-    def finding_dict(self, f: Finding, paths: Mapping[str, str] | None = None,
-                     lines: dict[str, _LineIndex] | None = None) -> dict[str, Any]:
-        """One finding as :meth:`to_dict` writes it."""
-        lines = lines or self._lines()
-        out = f.to_dict()
-        for e, d in zip(f.evidence, out["evidence"], strict=True):
-            if paths is not None and e.side in paths:
-                d["path"] = paths[e.side]
-            d.update(lines[e.side].position(e))
-        return out
 
     def _lines(self) -> dict[str, _LineIndex]:
         return {"before": _LineIndex(self.before), "after": _LineIndex(self.after)}
@@ -125,9 +116,24 @@ class Report:
         return review_fragment(self)
 
 
+def _finding_dict(f: Finding, paths: Mapping[str, str] | None,
+                  lines: Mapping[str, _LineIndex]) -> dict[str, Any]:
+    """One finding as :meth:`Report.to_dict` writes it: its evidence placed by line."""
+    out = f.to_dict()
+    for e, d in zip(f.evidence, out["evidence"], strict=True):
+        if paths is not None and e.side in paths:
+            d["path"] = paths[e.side]
+        d.update(lines[e.side].position(e))
+    return out
+
+
 class _LineIndex:
     def __init__(self, text: str) -> None:
-        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self.starts = [0]
+        k = text.find("\n")
+        while k >= 0:  # str.find runs in C: a long context has many lines
+            self.starts.append(k + 1)
+            k = text.find("\n", k + 1)
 
     def position(self, e: Evidence) -> dict[str, int]:
         """1-based line and column of the span's first and last character."""
@@ -138,11 +144,9 @@ class _LineIndex:
                 "end_line": end_line, "end_column": last - self.starts[end_line - 1] + 1}
 
     def where(self, e: Evidence) -> str:
-        line = bisect.bisect_right(self.starts, e.start)
-        col = e.start - self.starts[line - 1] + 1
-        end_line = bisect.bisect_right(self.starts, max(e.start, e.end - 1))
-        span = f"{line}" if end_line == line else f"{line}-{end_line}"
-        return f"{span}:{col} [{e.start}:{e.end}]"
+        p = self.position(e)
+        span = f"{p['line']}" if p["end_line"] == p["line"] else f"{p['line']}-{p['end_line']}"
+        return f"{span}:{p['column']} [{e.start}:{e.end}]"
 
 
 def _quote(e: Evidence, width: int = 100) -> str:
