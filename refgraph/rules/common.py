@@ -302,16 +302,20 @@ def any_handle(handles: set[str], after: set[str]) -> bool:
     name shortened with an ellipsis whose head and tail are the handle's own."""
     if handles & after:
         return True
-    names = {h.rstrip("/").rsplit("/", 1)[-1] for h in after}
+    names = {_basename(h) for h in after}
     bare = {h.split("?", 1)[0].rstrip("/") for h in after if "://" in h}
-    if any(h.rstrip("/").rsplit("/", 1)[-1] in names or
-           h.split("?", 1)[0].rstrip("/") in bare for h in handles):
+    own = [_basename(h) for h in handles]
+    if any(n in names for n in own) or any(h.split("?", 1)[0].rstrip("/") in bare
+                                           for h in handles):
         return True
     cut = [tuple(n.split(_ELIDED, 1)) for n in names if _ELIDED in n]
     return any(len(head) + len(tail) >= _ELIDED_KEPT and any(
         len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
-        for name in (h.rstrip("/").rsplit("/", 1)[-1] for h in handles))
-        for head, tail in cut)
+        for name in own) for head, tail in cut)
+
+
+def _basename(handle: str) -> str:
+    return handle.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _command(line: str) -> str:

@@ -16,23 +16,18 @@ _ROLES = frozenset({"user", "assistant", "tool", "system"})
 _NAMES = frozenset({"PERSON", "PROPER", "GPE", "ORG", "NORP"})
 
 
-def _people(ctx: Context) -> frozenset[str]:
+def _people(ctx: Context, labels: frozenset[str] = _NAMES) -> frozenset[str]:
     """Who can be credited with a claim: the speakers and roles of before's turns, and the
-    people before names (a parse's PERSON, or a name that is a claim's subject: "Marta is
-    the owner")."""
+    people before names (a parse's PERSON, or a name of one of ``labels`` that is a claim's
+    subject: "Marta is the owner")."""
     named = {a.head.lower() for c in ctx.before.claims.claims for a in c.args_of("mention")
-             if a.label == "PERSON" or (a.label in _NAMES and a.head.lower() == c.agent)}
+             if a.label == "PERSON" or (a.label in labels and a.head.lower() == c.agent)}
     return frozenset(ctx.before.claims.speakers) | _ROLES | named
 
 
-def _speakers(ctx: Context) -> frozenset[str]:
-    """Who can be credited with saying something: before's speakers and roles, and the names
-    a parse found that act in before (a fast-mode guess from capitals, PROPER, is not one:
-    "LGBTQ advocacy stuff coming up" makes no speaker of LGBTQ)."""
-    named = {a.head.lower() for c in ctx.before.claims.claims for a in c.args_of("mention")
-             if a.label == "PERSON" or (a.label in _NAMES - {"PROPER"}
-                                        and a.head.lower() == c.agent)}
-    return frozenset(ctx.before.claims.speakers) | _ROLES | named
+# Who can be credited with *saying* something: the names a parse found, not a fast-mode guess
+# from capitals (PROPER: "LGBTQ advocacy stuff coming up" makes no speaker of LGBTQ).
+_SPEAKING = _NAMES - {"PROPER"}
 
 
 def _person(name: str, people: frozenset[str]) -> str:
@@ -70,6 +65,7 @@ class MisattributedClaim(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         people = _people(ctx)
+        speakers = _people(ctx, _SPEAKING)
         for b in ctx.before.claims.claims:
             if b.heading or b.code:
                 continue
@@ -79,7 +75,7 @@ class MisattributedClaim(Rule):
                 who = getattr(b, attr)
                 if who not in people:
                     continue
-                hit = _credited_elsewhere(ctx, b, attr, who, people)
+                hit = _credited_elsewhere(ctx, b, attr, who, people, speakers)
                 if hit is None:
                     continue
                 a, other, cover = hit
@@ -95,10 +91,9 @@ class MisattributedClaim(Rule):
                 break
 
 
-def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: frozenset[str]
-                        ) -> tuple[Claim, str, float] | None:
+def _credited_elsewhere(ctx: Context, b: Claim, attr: str, who: str, people: frozenset[str],
+                        speakers: frozenset[str]) -> tuple[Claim, str, float] | None:
     found: tuple[Claim, str, float] | None = None
-    speakers = _speakers(ctx)
     for a, p in pairs(ctx, b):
         if not p.same_predicate or a.negative != b.negative or not a.asserted:
             continue

@@ -105,7 +105,9 @@ class UnrecoverablePrune(Rule):
         after_lower = frozenset(f.lower() for f in after_features)
         after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
         blocks = before.nodes_of(NodeKind.BLOCK.value)
-        ambient = _ambient(before, blocks)
+        said = {b: _facts(before.claims.by_block.get(b, [])) for b in blocks
+                if str(before.d(b).get("role", "")) in TOOL_ROLES}
+        ambient = _ambient(said)
         for k, bid in enumerate(blocks):
             d = before.d(bid)
             if str(d.get("role", "")) not in TOOL_ROLES:
@@ -124,7 +126,7 @@ class UnrecoverablePrune(Rule):
             if any(f"i:{x.key}" in after_features for c in claims
                    for x in c.args_of("identifier") if x.label == "ref"):
                 continue  # "ref CT-8842-LX" kept: the record can be looked up by it
-            facts = [x for x in _facts(claims) if x.text not in ambient]
+            facts = [x for x in said[bid] if x.text not in ambient]
             topic = frozenset().union(*(thread(before, c) for c in claims)) if claims else \
                 frozenset()
             # Bare numbers ("-> 201", an exit code) are codes more often than facts; a
@@ -211,15 +213,14 @@ def _facts(claims: list[Claim]) -> list[Arg]:
                 and not any(ch in _CODE_CHARS for ch in x.key))]
 
 
-def _ambient(side: Side, blocks: list[str]) -> frozenset[str]:
-    """Facts most tool results repeat: an environment's status footer ("(Current directory:
-    /repo)") is stated by every output, so it is not what any one of them said, and a result
-    pruned without it has lost nothing of its own."""
-    results = [side.claims.by_block.get(b, []) for b in blocks
-               if str(side.d(b).get("role", "")) in TOOL_ROLES]
+def _ambient(said: dict[str, list[Arg]]) -> frozenset[str]:
+    """Facts most tool results repeat (``said``: each result's facts): an environment's status
+    footer ("(Current directory: /repo)") is stated by every output, so it is not what any one
+    of them said, and a result pruned without it has lost nothing of its own."""
+    results = list(said.values())
     if len(results) < _AMBIENT_MIN:
         return frozenset()
-    seen = Counter(t for claims in results for t in {x.text for x in _facts(claims)})
+    seen = Counter(t for facts in results for t in {x.text for x in facts})
     return frozenset(t for t, n in seen.items()
                      if n >= _AMBIENT_MIN and n * 2 >= len(results))
 
