@@ -93,7 +93,6 @@ class Guarded(Generic[T]):
                                               select=self.select, ignore=self.ignore)
 
     def __call__(self, messages: Any, /, *args: Any, **kwargs: Any) -> T:
-        self.calls += 1
         attempt = 0
         while True:
             attempt += 1
@@ -113,7 +112,10 @@ class Guarded(Generic[T]):
         """Check one compaction, record the decision and return it; for framework hooks that
         compact by themselves (:mod:`refgraph.integrations`). ``action`` is ``accept``,
         ``keep``, or ``retry`` when ``on_reject="retry"`` and ``may_retry``; with
-        ``on_reject="raise"`` a rejection raises :class:`~refgraph.gate.GateRejected`."""
+        ``on_reject="raise"`` a rejection raises :class:`~refgraph.gate.GateRejected`. A first
+        attempt is a new call."""
+        if attempt == 1:
+            self.calls += 1
         report = self.last_report = self.check(before, after)
         if report.verdict != "reject":
             action = "accept"
@@ -184,6 +186,21 @@ def guard(compact: Callable[..., T], *, intent: str = "summarize",
     return Guarded(compact, intent=intent, on_reject=on_reject, retries=retries,
                    analyzer=analyzer, ledger=ledger, name=label, select=select, ignore=ignore,
                    feedback=feedback)
+
+
+def reviewer(*, intent: str = "summarize", on_reject: OnReject = "keep",
+             mode: str = "accurate", analyzer: Analyzer | None = None,
+             ledger: Ledger | str | None = None, name: str = "review",
+             select: Iterable[str] | None = None,
+             ignore: Iterable[str] | None = None) -> Guarded[Any]:
+    """A guard for a hook that compacts by itself and asks only for the verdict: call
+    ``.review(before, after)`` (the adapters in :mod:`refgraph.integrations` do)."""
+    return guard(_as_given, intent=intent, on_reject=on_reject, mode=mode, analyzer=analyzer,
+                 ledger=ledger, name=name, select=select, ignore=ignore)
+
+
+def _as_given(messages: Any) -> Any:  # pragma: no cover - a reviewer is never called
+    return messages
 
 
 def _takes_feedback(fn: Callable[..., object]) -> bool:

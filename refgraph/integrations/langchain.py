@@ -29,7 +29,7 @@ from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.messages import RemoveMessage
 
 from ..analyze import Analyzer
-from ..guard import Guarded, guard
+from ..guard import Guarded, reviewer
 from ..ledger import Decision, Ledger
 
 
@@ -49,11 +49,10 @@ class GuardedSummarization(SummarizationMiddleware):
                  select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
-        # the guard's own compaction step is never called: this middleware compacts, then
-        # asks the guard to review what it made
-        self.guard: Guarded[Any] = guard(_unused, intent="summarize", on_reject=on_reject,
-                                         mode=mode, analyzer=analyzer, ledger=ledger,
-                                         name=name, select=select, ignore=ignore)
+        # this middleware compacts, then asks the guard to review what it made
+        self.guard: Guarded[Any] = reviewer(on_reject=on_reject, mode=mode, analyzer=analyzer,
+                                            ledger=ledger, name=name, select=select,
+                                            ignore=ignore)
 
     @property
     def ledger(self) -> Ledger:
@@ -75,10 +74,6 @@ class GuardedSummarization(SummarizationMiddleware):
         if update is None:
             return None  # below the trigger: nothing was summarized
         after = [m for m in update["messages"] if not isinstance(m, RemoveMessage)]
-        self.guard.calls += 1
         decision = self.guard.review(list(state["messages"]), after)  # raises on "raise"
         return update if decision.action == "accept" else None
 
-
-def _unused(messages: Any) -> Any:  # pragma: no cover - the middleware never calls it
-    return messages

@@ -25,7 +25,7 @@ from llama_index.core.memory import ChatSummaryMemoryBuffer
 from pydantic import PrivateAttr
 
 from ..analyze import Analyzer
-from ..guard import Guarded, guard
+from ..guard import Guarded, reviewer
 from ..ledger import Ledger
 
 # LlamaIndex's roles as refgraph's message renderer names them
@@ -47,16 +47,15 @@ class GuardedChatSummaryMemoryBuffer(ChatSummaryMemoryBuffer):
                       **kwargs: Any) -> GuardedChatSummaryMemoryBuffer:
         memory = super().from_defaults(*args, **kwargs)
         assert isinstance(memory, GuardedChatSummaryMemoryBuffer)
-        memory._guard = guard(_unused, intent="summarize", on_reject=on_reject, mode=mode,
-                              analyzer=analyzer, ledger=ledger, name=name, select=select,
-                              ignore=ignore)
+        memory._guard = reviewer(on_reject=on_reject, mode=mode, analyzer=analyzer,
+                                 ledger=ledger, name=name, select=select, ignore=ignore)
         return memory
 
     @property
     def guard(self) -> Guarded[Any]:
         """The guard that reviews every summary (``.last``, ``.ledger``)."""
         if self._guard is None:  # built without from_defaults: the defaults
-            self._guard = guard(_unused, intent="summarize", name="llamaindex-memory")
+            self._guard = reviewer(name="llamaindex-memory")
         return self._guard
 
     def get(self, input: str | None = None, initial_token_count: int = 0,
@@ -65,9 +64,7 @@ class GuardedChatSummaryMemoryBuffer(ChatSummaryMemoryBuffer):
         after: list[ChatMessage] = super().get(input, initial_token_count, **kwargs)
         if [_plain(m) for m in after] == [_plain(m) for m in before]:
             return after  # it all fit: nothing was summarized or dropped
-        g = self.guard
-        g.calls += 1
-        decision = g.review([_plain(m) for m in before], [_plain(m) for m in after])
+        decision = self.guard.review([_plain(m) for m in before], [_plain(m) for m in after])
         if decision.action == "accept":
             return after
         self.set(before)  # rejected: the history stays as it was
@@ -82,6 +79,3 @@ def _plain(m: ChatMessage) -> dict[str, Any]:
         out["tool_call_id"] = str(call)
     return out
 
-
-def _unused(messages: Any) -> Any:  # pragma: no cover - the buffer never calls it
-    return messages
