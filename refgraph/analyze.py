@@ -221,11 +221,11 @@ class Analyzer:
         side = self._sides.get(key)
         if side is None:
             other = self._sides.get(("after" if name == "before" else "before", text, spans))
-            report = self.progress
+            progress = self.progress
             G = other.G if other is not None else build_graph(
                 text, mode=self.mode, parser=self.parser, messages=spans,
-                progress=None if report is None else (
-                    lambda done, total: report(name, done, total)))
+                progress=None if progress is None else (
+                    lambda done, total: progress(name, done, total)))
             side = Side.build(name, text, G)
             self._sides[key] = side
             while len(self._sides) > _GRAPH_CACHE:

@@ -122,13 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--intent", choices=INTENTS, default="rewrite",
                    help="for pairs that name none")
     b.add_argument("--min-confidence", metavar="C", type=_confidence, default=None)
-    b.add_argument("--mode", choices=("accurate", "fast"), default=None,
-                   help="the pipeline (default: the configuration's, else accurate)")
-    b.add_argument("--select", metavar="CODES")
-    b.add_argument("--ignore", metavar="CODES")
-    b.add_argument("--policy", metavar="CODE=SEVERITY", action="append", default=[])
-    b.add_argument("--config", metavar="FILE")
-    b.add_argument("--isolated", action="store_true")
+    _settings_options(b)
     b.add_argument("--exit-zero", action="store_true", help="exit 0 even when pairs are rejected")
 
     d = sub.add_parser("demo", help="graph the bundled contexts and check the bundled rewrites")
@@ -138,11 +132,24 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--mode", choices=("accurate", "fast"), default=None,
-                   help="the pipeline (default: the configuration's, else accurate)")
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text, json (the report), jsonl (one finding per line), sarif "
                         "(SARIF 2.1.0) or github (workflow annotations)")
+    _settings_options(p)
+    p.add_argument("--baseline", metavar="FILE",
+                   help="report only findings that are not in this baseline")
+    p.add_argument("--write-baseline", action="store_true",
+                   help="write the findings to --baseline FILE (accepting them) and exit 0")
+    p.add_argument("--statistics", action="store_true",
+                   help="print how many findings each code has, instead of the findings")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when the verdict is reject (2 still means bad input)")
+
+
+def _settings_options(p: argparse.ArgumentParser) -> None:
+    """The options :func:`_settings` reads, over the configuration file's."""
+    p.add_argument("--mode", choices=("accurate", "fast"), default=None,
+                   help="the pipeline (default: the configuration's, else accurate)")
     p.add_argument("--select", metavar="CODES", help="only these codes or prefixes (RG2,RG301)")
     p.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
     p.add_argument("--policy", metavar="CODE=SEVERITY", action="append", default=[],
@@ -152,14 +159,6 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "[tool.refgraph]) instead of the one found upward from here")
     p.add_argument("--isolated", action="store_true",
                    help="ignore every configuration file")
-    p.add_argument("--baseline", metavar="FILE",
-                   help="report only findings that are not in this baseline")
-    p.add_argument("--write-baseline", action="store_true",
-                   help="write the findings to --baseline FILE (accepting them) and exit 0")
-    p.add_argument("--statistics", action="store_true",
-                   help="print how many findings each code has, instead of the findings")
-    p.add_argument("--exit-zero", action="store_true",
-                   help="exit 0 even when the verdict is reject (2 still means bad input)")
 
 
 def _confidence(value: str) -> float:
@@ -308,43 +307,18 @@ _LONG_INPUT = 50_000  # characters over both sides: from here parsing takes seco
 
 @contextlib.contextmanager
 def _parse_progress(az: Analyzer, *paths: str) -> Iterator[None]:
-    """Progress on stderr while a long input is parsed: a bar on a terminal, else a line per
-    quarter of each side."""
+    """Progress on stderr while a long input is parsed (a line per quarter of each side when
+    stderr is no terminal)."""
     size = sum(os.path.getsize(p) for p in paths if p != "-" and os.path.isfile(p))
     if size < _LONG_INPUT:
         yield
         return
-    if sys.stderr.isatty():
-        from rich.progress import Progress
-
-        with Progress(transient=True) as bar:
-            tasks: dict[str, Any] = {}
-
-            def update(side: str, done: int, total: int) -> None:
-                if side not in tasks:
-                    tasks[side] = bar.add_task(f"parsing {side}", total=total)
-                bar.update(tasks[side], completed=done, total=total)
-
-            az.progress = update
-            try:
-                yield
-            finally:
-                az.progress = None
-        return
-    shown: dict[str, int] = {}
-
-    def line(side: str, done: int, total: int) -> None:
-        quarter = 4 * done // max(1, total)
-        if quarter > shown.get(side, 0) or (done == total and side not in shown):
-            shown[side] = max(quarter, 1)
-            print(f"refgraph: parsing {side}: {done}/{total} blocks", file=sys.stderr,
-                  flush=True)
-
-    az.progress = line
-    try:
-        yield
-    finally:
-        az.progress = None
+    with _progress("blocks", every=4) as update:
+        az.progress = lambda side, done, total: update(f"parsing {side}: ", done, total)
+        try:
+            yield
+        finally:
+            az.progress = None
 
 
 def _analyze_check(az: Analyzer, args: argparse.Namespace, settings: Config) -> Report:
@@ -392,7 +366,7 @@ def _finish(report: Report, args: argparse.Namespace,
 
 def _settings(args: argparse.Namespace) -> Config:
     """The configuration file's settings, overridden by the command line's."""
-    if args.write_baseline and args.baseline is None:
+    if getattr(args, "write_baseline", False) and args.baseline is None:
         raise InputError("--write-baseline needs --baseline FILE: the file to write")
     if args.isolated and args.config is not None:
         raise InputError("--isolated ignores configuration files: it cannot be used with "
@@ -433,7 +407,6 @@ def _jobs(value: str) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from .audit import audit, done_ids, drop_torn_line, read_pairs, summary
 
-    args.write_baseline = False
     settings = _settings(args)
     pairs = list(read_pairs(args.file))  # every line checked before any work starts
     out_path = Path(args.out) if args.out else None
@@ -460,12 +433,13 @@ def _batch(args: argparse.Namespace) -> int:
     results = []
     t0 = time.perf_counter()
     try:
-        with _progress(len(todo)) as tick:
+        with _progress("pairs", every=20, percent=True) as update:
             for r in audit(todo, mode=settings.mode or "accurate", intent=args.intent,
                            jobs=args.jobs, client=client, select=settings.select,
                            ignore=settings.ignore,
                            min_confidence=args.min_confidence or settings.min_confidence,
-                           policy=settings.policy, progress=tick):
+                           policy=settings.policy,
+                           progress=lambda done, total: update("", done, total)):
                 sink.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
                 sink.flush()  # a result on disk is a pair a resumed batch skips
                 results.append(r)
@@ -481,23 +455,32 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _progress(total: int) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on a terminal's stderr; elsewhere a line per 5%."""
-    if sys.stderr.isatty() and total:
+def _progress(noun: str, *, every: int, percent: bool = False
+              ) -> Iterator[Callable[[str, int, int], None]]:
+    """``update(task, done, total)`` for work that reports progress: a bar per task on a
+    terminal's stderr; elsewhere a line ``refgraph: TASKDONE/TOTAL NOUN`` each time a task
+    passes another 1/``every`` of its total (and when it ends)."""
+    if sys.stderr.isatty():
         from rich.progress import Progress
 
         with Progress(transient=True) as bar:
-            task = bar.add_task("auditing", total=total)
-            yield lambda done, _total: bar.update(task, completed=done)
-        return
-    step = max(1, total // 20)
-    last = [0]
+            tasks: dict[str, Any] = {}
 
-    def line(done: int, all_: int) -> None:
-        if done - last[0] >= step or done == all_:
-            last[0] = done
-            print(f"refgraph: {done}/{all_} pairs ({100 * done // max(1, all_)}%)",
-                  file=sys.stderr, flush=True)
+            def advance(task: str, done: int, total: int) -> None:
+                if task not in tasks:
+                    tasks[task] = bar.add_task(task.rstrip(": ") or noun, total=total)
+                bar.update(tasks[task], completed=done, total=total)
+
+            yield advance
+        return
+    shown: dict[str, int] = {}
+
+    def line(task: str, done: int, total: int) -> None:
+        step = every * done // max(1, total)
+        if step > shown.get(task, 0) or (done == total and task not in shown):
+            shown[task] = max(step, 1)
+            pct = f" ({100 * done // max(1, total)}%)" if percent else ""
+            print(f"refgraph: {task}{done}/{total} {noun}{pct}", file=sys.stderr, flush=True)
 
     yield line
 

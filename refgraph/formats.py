@@ -37,7 +37,7 @@ def to_sarif(report: Report, paths: Mapping[str, str]) -> dict[str, Any]:
     data = report.to_dict(paths=paths)
     results = [_result(f, d, index) for f, d in zip(report.findings, data["findings"],
                                                    strict=True)]
-    artifacts = sorted({p for p in paths.values()})
+    artifacts = sorted(set(paths.values()))
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": SARIF_VERSION,

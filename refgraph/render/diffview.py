@@ -222,8 +222,8 @@ def build_view(findings: Iterable[Finding], before_graph: RefGraph, after_graph:
 
 
 def _negation_label(G: RefGraph, n: str) -> str | None:
-    """"not: required" for a negation: what it denies (the word it scopes over, else its
-    claim's predicate), not the cue ("not", "un") again."""
+    """"not: required" for a negation: what it denies (the first word it scopes over, else
+    its affixed word or the claim it negates), not the cue ("not", "un") again."""
     scoped = [G.nodes[v] for _, v, k in G.out_edges(n, keys=True) if k == EdgeKind.SCOPES
               and G.nodes[v]["kind"] != NodeKind.MENTION]
     if scoped:
