@@ -773,28 +773,42 @@ class TestFreshBatchB14:
                                      intent="summarize").codes
 
 
-class TestLocomoFourthJudge:
-    """Causes of the false findings a fourth blind judge found on LoCoMo (own sentences)."""
+# Causes of false findings from the fourth blind LoCoMo judge and from fresh batch b15 (own
+# sentences): before, a faithful after, the code it must not raise, and a pair that must still
+# raise that code.
+_SAID_ANOTHER_WAY = {
+    # a relative clause under a far frame is its antecedent's claim, not the frame speaker's
+    "relative-clause-under-a-far-frame": (
+        "Omar [D1:1]: I'm off to Portugal next month, any tips?\n"
+        "Lena [D1:2]: I would recommend visiting the old monasteries.",
+        "Omar mentioned his trip to Portugal, asking Lena for tips, who suggested visiting the "
+        "old monasteries.", "RG105",
+        ("Omar [D1:1]: I'm off to Portugal next month, any tips?\n"
+         "Lena [D1:2]: I would recommend visiting the old monasteries.",
+         "Omar said he would recommend visiting the old monasteries.")),
+    # "thinking about" is kept by "considering"; "considered" hedges, so dropping it counts
+    "considering-keeps-thinking-about": (
+        "Rui [D2:4]: Those kids love the game. I'm already thinking about making competitions "
+        "for them too.",
+        "Rui, who loves the game, was considering making competitions for them.", "RG304",
+        ("The outage is considered resolved.", "The outage is resolved.")),
+    # zero counts left to another clause ("none idle") are not asserted away
+    "zero-counts-left-to-another-clause": (
+        'tool[q-7] rack.status → rack A: 7 running, 2 idle (N03, N08), 1 error (N10: "fan '
+        'stall"); rack C: 14 running, 0 idle, 0 error.',
+        "- Racks (q-7): rack A 7 running, N03 and N08 idle, N10 in error; rack C 14 running, "
+        "none idle, no errors.", "RG301",
+        ("The query returned 0 rows.", "The query returned rows.")),
+}
 
-    def test_a_relative_clause_under_a_far_frame_is_its_antecedents_claim(
-            self, az: refgraph.Analyzer) -> None:
-        before = ("Omar [D1:1]: I'm off to Portugal next month, any tips?\n"
-                  "Lena [D1:2]: I would recommend visiting the old monasteries.")
-        after = ("Omar mentioned his trip to Portugal, asking Lena for tips, who suggested "
-                 "visiting the old monasteries.")
-        assert "RG105" not in az.analyze(before, after, intent="summarize").codes
-        # a frame whose own clause credits the other speaker is still caught
-        assert "RG105" in az.analyze(before, "Omar said he would recommend visiting the old "
-                                     "monasteries.", intent="summarize").codes
 
-    def test_thinking_about_is_kept_by_considering(self, az: refgraph.Analyzer) -> None:
-        before = ("Rui [D2:4]: Those kids love the game. I'm already thinking about making "
-                  "competitions for them too.")
-        after = "Rui, who loves the game, was considering making competitions for them."
-        assert "RG304" not in az.analyze(before, after, intent="summarize").codes
-        # "considered" hedges: dropping it states its content as a fact
-        assert "RG304" in az.analyze("The outage is considered resolved.",
-                                     "The outage is resolved.", intent="summarize").codes
+@pytest.mark.parametrize(("before", "after", "code", "changed"), _SAID_ANOTHER_WAY.values(),
+                         ids=_SAID_ANOTHER_WAY.keys())
+def test_a_meaning_said_another_way_is_no_finding(az: refgraph.Analyzer, before: str,
+                                                   after: str, code: str,
+                                                   changed: tuple[str, str]) -> None:
+    assert code not in az.analyze(before, after, intent="summarize").codes
+    assert code in az.analyze(*changed, intent="summarize").codes
 
 
 class TestFreshBatchB15:
@@ -811,16 +825,6 @@ class TestFreshBatchB15:
         # a log line's level is no speaker
         assert not [b for b in refgraph.split_blocks("[10:02] ERROR: disk full\n[10:03] WARN: x")
                     if b.role]
-
-    def test_zero_counts_left_to_another_clause_are_not_asserted_away(
-            self, az: refgraph.Analyzer) -> None:
-        before = ('tool[q-7] rack.status → rack A: 7 running, 2 idle (N03, N08), 1 error (N10: '
-                  '"fan stall"); rack C: 14 running, 0 idle, 0 error.')
-        after = ("- Racks (q-7): rack A 7 running, N03 and N08 idle, N10 in error; rack C 14 "
-                 "running, none idle, no errors.")
-        assert "RG301" not in az.analyze(before, after, intent="summarize").codes
-        assert "RG301" in az.analyze("The query returned 0 rows.", "The query returned rows.",
-                                     intent="summarize").codes
 
     def test_a_code_the_tokenizer_split_is_still_before_s(self) -> None:
         az = refgraph.Analyzer("accurate")  # the parse's tokens split "A-2026-55810"
