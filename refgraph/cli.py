@@ -437,7 +437,8 @@ def _batch(args: argparse.Namespace) -> int:
             for r in audit(todo, mode=settings.mode or "accurate", intent=args.intent,
                            jobs=args.jobs, client=client, select=settings.select,
                            ignore=settings.ignore,
-                           min_confidence=args.min_confidence or settings.min_confidence,
+                           min_confidence=settings.min_confidence
+                           if args.min_confidence is None else args.min_confidence,
                            policy=settings.policy,
                            progress=lambda done, total: update("", done, total)):
                 sink.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")

@@ -125,3 +125,15 @@ def test_cli_batch_bad_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.strip() == f"refgraph: error: {pairs}:1: missing after"
     assert main(["batch", str(tmp_path / "none.jsonl"), "--mode", "fast"]) == 2
+
+
+def test_cli_batch_min_confidence_zero_is_a_floor_not_unset(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps(PAIRS[0]) + "\n", encoding="utf-8")
+    (tmp_path / "refgraph.toml").write_text("min-confidence = 1.0\n", encoding="utf-8")
+    args = ["batch", str(pairs), "--mode", "fast", "--config", str(tmp_path / "refgraph.toml")]
+    assert main(args) == 0  # the file's floor of 1.0 reports nothing
+    capsys.readouterr()
+    assert main([*args, "--min-confidence", "0"]) == 1  # 0 overrides it: every finding counts
+
