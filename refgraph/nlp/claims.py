@@ -230,11 +230,12 @@ class ClaimTagger:
         atomic = _atomic(v, recs)
         clauses: list[_Clause] = []
         bounds = [*v.sent_starts, n]
+        openers = _opener_starts(v, recs)  # once per doc: per sentence it was quadratic
         for k in range(len(v.sent_starts)):
             s, e = max(bounds[k], first), bounds[k + 1]
             if s >= e:
                 continue
-            found = _rule_clauses(v, s, e, _opener_starts(v, recs), atomic,
+            found = _rule_clauses(v, s, e, openers, atomic,
                                   doc if accurate else None)
             if _is_question(v, s, e):
                 for c in found:
@@ -836,6 +837,8 @@ class _Builder:
             for i in c.tokens:
                 self.owner[i] = ci
         self.spans: list[tuple[int, int] | None] = [None] * len(clauses)
+        self.emitted: set[tuple[int, int]] = set()  # spans already claimed (a lookup, not a scan)
+        self.quotes = [k for k, w in enumerate(v.words) if w in _QUOTES]  # for _quoted
         self.connectives = {i for r in recs if r[0] == _CAUSAL
                             for i in range(v.token_at(r[1]), v.token_at(max(r[1], r[2] - 1)) + 1)}
 
@@ -1054,9 +1057,10 @@ class _Builder:
             while len(span) > 1 and (v.low(span[0]) in _LEADS or span[0] in self.connectives):
                 span = span[1:]  # "and", "but", "Therefore": they join the claim, not in it
             s, e = v.starts[span[0]], v.ends[span[-1]]
-            if any(sp == (s, e) for sp in self.spans):
+            if (s, e) in self.emitted:
                 continue
             self.spans[ci] = (s, e)
+            self.emitted.add((s, e))
             attrs: dict[str, Scalar] = {
                 "predicate": pred_lemma, "pred_key": cls, "polarity":
                 "negative" if negative else "positive", "strength": strength}
@@ -1107,7 +1111,7 @@ class _Builder:
                 attrs["qualified"] = True  # "without", "except": a part is negated
             if _code_like(v, toks, self.first):
                 attrs["code"] = True  # a listing's line, parsed as prose: not a claim of text
-            if _quoted(v, c.tokens):
+            if _quoted(v, c.tokens, self.quotes):
                 attrs["quoted"] = True
             if any(_embedded_question(v, k) for k in toks if k == span[0] or 0 <= k < c.pred):
                 attrs["supposition"] = True  # "to see if we can reproduce it": asks
@@ -1350,12 +1354,15 @@ def _embedded_question(v: DocView, i: int) -> bool:
     return k >= 0 and bool(v.flags(k) & ALPHA) and key(approx_lemma(v.lowers[k])) in verb_keys()
 
 
-def _quoted(v: DocView, toks: list[int]) -> bool:
+def _quoted(v: DocView, toks: list[int], quotes: list[int]) -> bool:
     """Whether the clause quotes a message (its words stand inside quotation marks opened in
     its sentence): 'declined with "do not honour"', an error string in a listing. What it
-    says is what someone else wrote, not a claim of the text."""
+    says is what someone else wrote, not a claim of the text. ``quotes``: the doc's quotation
+    mark tokens, in order (counted by bisection: a long sentence of many clauses stays
+    linear)."""
     lo = v.sent_starts[max(0, bisect.bisect_right(v.sent_starts, toks[0]) - 1)]
-    inside = sum(1 for k in range(lo, toks[0]) if v.words[k] in _QUOTES) % 2 == 1
+    first = bisect.bisect_left(quotes, lo)
+    inside = (bisect.bisect_left(quotes, toks[0]) - first) % 2 == 1
     return inside or any(v.words[k] in _QUOTES for k in toks)
 
 

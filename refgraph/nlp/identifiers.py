@@ -325,6 +325,7 @@ def _matches_from(regex: re.Pattern[str], text: str, starts: list[int]
                 yield m
 
 
+_CITE_REACH = 240  # characters back from a handle that can open its parenthesis or label it
 _CITE_AFTER = re.compile(r"""[`'"]?\s*(?:->|=>|→|:\s|\))""")
 
 
@@ -332,7 +333,9 @@ def _cites(text: str, s: int, e: int, kind: str) -> bool:
     """Whether the handle at ``text[s:e]`` names the source of what is around it: it stands in
     parentheses ("(call_22)", "(full table: data/od.csv)"), labels what follows ("call_7:
     ...", "GET /x -> 200"), or opens a tool's line ("call_72 GET /v1/charges")."""
-    line_start = text.rfind("\n", 0, s) + 1
+    # The line up to the handle, at most _CITE_REACH characters of it: a 100,000-character
+    # line of handles must not be rescanned for each one.
+    line_start = max(text.rfind("\n", max(0, s - _CITE_REACH), s) + 1, s - _CITE_REACH)
     before = text[line_start:s]
     if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
         return True

@@ -10,10 +10,12 @@ from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
 from .common import (
+    ValueIndex,
     arg_ev,
     compatible,
     pairs,
     quantities,
+    quantity_index,
     same_quantity,
     sentence_quantities,
     words_of,
@@ -64,16 +66,13 @@ class ChangedQuantity(Rule):
                 f"{q.text!r} became {x.text!r}: the value changed in a rewritten sentence",
                 arg_ev(ctx.before, q, "claim"), arg_ev(ctx.after, x, "conflict"),
                 confidence=0.7, hint=f"Write {q.text!r} in after, not {x.text!r}.")
-        by_unit: dict[str, list[Arg]] = {}  # stating needs the same base unit
-        for x in after_qs:
-            by_unit.setdefault(x.base_unit, []).append(x)
+        stated = ValueIndex(after_qs)
         for b in ctx.before.claims.claims:
             qs = b.args_of("quantity")
             if not qs or not b.asserted:
                 continue
             for q in qs:
-                if q.base_magnitude is None or q.node in done or any(
-                        _states(q, x) for x in by_unit.get(q.base_unit, ())):
+                if q.base_magnitude is None or q.node in done or _stated(q, stated):
                     continue
                 hit = self._changed(ctx, b.id, q)
                 if hit is not None:
@@ -145,9 +144,13 @@ def _computed(q: Arg, qs: list[Arg], x: Arg) -> bool:
 
 def _block_quantities(ctx: Context, blocks: set[str]) -> list[Arg]:
     """The before quantities of ``blocks`` (a summary sentence merges a bullet's)."""
-    al = ctx.alignment
-    return [q for q in quantities(ctx.before)
-            if (k := ctx.before.unit_of.get(q.node)) is not None and al.before[k].block in blocks]
+    by_block: dict[str, list[Arg]] | None = ctx.before.memo.get("quantities_by_block")
+    if by_block is None:
+        by_block = ctx.before.memo["quantities_by_block"] = {}
+        for q in quantities(ctx.before):
+            if (k := ctx.before.unit_of.get(q.node)) is not None:
+                by_block.setdefault(ctx.alignment.before[k].block, []).append(q)
+    return [q for b in sorted(blocks) for q in by_block.get(b, ())]
 
 
 def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
@@ -158,17 +161,15 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
     them."""
     al = ctx.alignment
     before_qs = quantities(ctx.before)
-    before_units: dict[str, list[Arg]] = {}
-    for q in before_qs:
-        before_units.setdefault(q.base_unit, []).append(q)
-    after_units: dict[str, list[Arg]] = {}
-    for x in after_qs:
-        after_units.setdefault(x.base_unit, []).append(x)
+    before_index, after_index = quantity_index(ctx.before), ValueIndex(after_qs)
     by_unit_b: dict[int, list[Arg]] = {}
     for q in before_qs:
         i = ctx.before.unit_of.get(q.node)
         if i is not None and q.base_magnitude is not None and not q.counted:
             by_unit_b.setdefault(i, []).append(q)
+    units_of_block: dict[str, list[int]] = {}  # the units of by_unit_b, by block
+    for i in sorted(by_unit_b):
+        units_of_block.setdefault(al.before[i].block, []).append(i)
     by_unit_a: dict[int, list[Arg]] = {}
     for x in after_qs:
         j = ctx.after.unit_of.get(x.node)
@@ -179,11 +180,9 @@ def _rewritten_numbers(ctx: Context, after_qs: list[Arg]) -> Iterator[tuple[Arg,
             continue
         # the blocks the sentence came from (a summary merges a bullet's sentences)
         blocks = {al.before[k].block for k in {i, *al.sources.get(j, ())}}
-        gone = [q for k in sorted(by_unit_b) if al.before[k].block in blocks
-                for q in by_unit_b[k] if not any(_states(q, x)
-                                                 for x in after_units.get(q.base_unit, ()))]
-        new = [x for x in by_unit_a[j] if not any(_states(q, x)
-                                                  for q in before_units.get(x.base_unit, ()))]
+        gone = [q for k in sorted(k for b in blocks for k in units_of_block.get(b, ()))
+                for q in by_unit_b[k] if not _stated(q, after_index)]
+        new = [x for x in by_unit_a[j] if not _states_some(before_index, x)]
         for unit in {q.base_unit for q in gone if q.base_unit}:
             g = [q for q in gone if q.base_unit == unit]
             n = [x for x in new if x.base_unit == unit]
@@ -220,7 +219,17 @@ def _stated_elsewhere(ctx: Context, b: Claim, x: Arg) -> bool:
     own = {q.node for q in b.args_of("quantity")}
     # The value alone: "under 4 mm" elsewhere is what "at least 4 mm" restates, with the
     # bound said the other way round ("no pads under 4 mm").
-    return any(q.node not in own and same_value(q, x) for q in quantities(ctx.before))
+    return quantity_index(ctx.before).any(x, lambda q: q.node not in own and same_value(q, x))
+
+
+def _stated(q: Arg, after: ValueIndex) -> bool:
+    """Whether a quantity of ``after`` states before quantity ``q``."""
+    return after.any(q, lambda x: _states(q, x))
+
+
+def _states_some(before: ValueIndex, x: Arg) -> bool:
+    """Whether after quantity ``x`` states a quantity of ``before``."""
+    return before.any(x, lambda q: _states(q, x))
 
 
 def same_value(q: Arg, x: Arg) -> bool:

@@ -11,8 +11,9 @@ claim alignment; none reads text.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..align import ClaimPair
 from ..blocks import BlockKind
@@ -154,6 +155,15 @@ def quantities(side: Side) -> list[Arg]:
     return found
 
 
+def quantity_index(side: Side) -> ValueIndex:
+    """:func:`quantities` of ``side`` as a :class:`ValueIndex`, built once per text."""
+    found = side.memo.get("quantity_index")
+    if found is None:
+        found = side.memo["quantity_index"] = ValueIndex(quantities(side))
+    assert isinstance(found, ValueIndex)
+    return found
+
+
 def sentence_quantities(side: Side, q: Arg) -> list[Arg]:
     """The quantities of q's sentence (unit), claims or not, indexed once per text."""
     index = side.memo.get("quantities_by_unit")
@@ -240,6 +250,45 @@ def same_quantity(b: Arg, a: Arg) -> bool:
         if digits <= 3 and math.isclose(round_to(x, digits), y, rel_tol=1e-6):
             return True
     return False
+
+
+class ValueIndex:
+    """Quantities by base unit and value: "does any of them state ``q``" then looks at the
+    few of about ``q``'s value, not at all of them (a context of thousands of numbers stays
+    linear). Every equality of :func:`same_quantity` lies within a factor of 2 (rounding to
+    one significant digit moves a value by at most a third), so that window loses none; a
+    range ("1471-1475") is compared with every quantity of its unit."""
+
+    SCAN_CAP = 512  # candidates tried per question; past it, the answer is "stated"
+
+    def __init__(self, qs: Iterable[Arg]) -> None:
+        self._units: dict[str, list[Arg]] = {}
+        for q in qs:
+            self._units.setdefault(q.base_unit, []).append(q)
+        self._sorted: dict[str, tuple[list[float], list[Arg]]] = {}
+        self._ranged: dict[str, list[Arg]] = {}
+        for unit, group in self._units.items():
+            valued = sorted((q for q in group if q.base_magnitude is not None),
+                            key=lambda q: q.base_magnitude or 0.0)
+            self._sorted[unit] = ([q.base_magnitude or 0.0 for q in valued], valued)
+            self._ranged[unit] = [q for q in group if q.magnitude_high is not None]
+
+    def near(self, q: Arg) -> Iterator[Arg]:
+        """The quantities of ``q``'s unit that may equal it (and perhaps a few more)."""
+        v = q.base_magnitude
+        if v is None or q.magnitude_high is not None:
+            yield from self._units.get(q.base_unit, ())
+            return
+        keys, valued = self._sorted.get(q.base_unit, ([], []))
+        lo, hi = min(v * 0.5, v * 2.0) - 1e-9, max(v * 0.5, v * 2.0) + 1e-9
+        yield from valued[bisect.bisect_left(keys, lo):bisect.bisect_right(keys, hi)]
+        yield from (x for x in self._ranged.get(q.base_unit, ()) if not lo <= (
+            x.base_magnitude if x.base_magnitude is not None else math.inf) <= hi)
+
+    def any(self, q: Arg, test: Callable[[Arg], bool]) -> bool:
+        """Whether ``test`` holds for a quantity near ``q``. Past :attr:`SCAN_CAP` candidates
+        it answers True: then q is taken as stated, and nothing is claimed changed."""
+        return any(n >= self.SCAN_CAP or test(x) for n, x in enumerate(self.near(q)))
 
 
 def significant_digits(x: float) -> int:

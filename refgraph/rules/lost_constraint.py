@@ -14,7 +14,6 @@ from .common import (
     explained_elsewhere,
     identity,
     kept,
-    live,
     pairs,
     quantities,
     same_quantity,
@@ -109,14 +108,14 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
             return "prohibited it", a, 0.5 + 0.3 * cov
         # The action is gone but what it governs is not: "don't touch the nightly job
         # config" pruned while after still works on the nightly job.
-        governed = identity(b)
-        dependents = [a for a in live(ctx, governed) if a.asserted and not _restricted(a)]
-        if dependents and governed:
+        acting, dependent = _dependents(ctx, identity(b))
+        if acting is not None:
             # Stronger when after still orders something done to it than when it only
             # mentions it; weak either way (below the default floor): another verb may honour
             # the prohibition ("leave `legacy_ini.py` untouched").
-            acting = [a for a in dependents if a.mood == "imperative" or a.force]
-            return "prohibited touching it", (acting or dependents)[0], 0.58 if acting else 0.5
+            return "prohibited touching it", acting, 0.58
+        if dependent is not None:
+            return "prohibited touching it", dependent, 0.5
         return None
     # Past the prohibition, the act is the claim as it is: "the file was not modified" does
     # not do "edit the file again (if necessary)".
@@ -146,6 +145,40 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
                                                                                    b):
                 return (f"bounded {q.text!r} ({q.bound})", a, 0.45 + 0.3 * cov)
     return None
+
+
+def _dependents(ctx: Context, governed: frozenset[str]) -> tuple[Claim | None, Claim | None]:
+    """(the first acting, the first of any) unrestricted after statement naming one of the
+    ``governed`` identity features: what :func:`live` finds for them (each one alone is
+    enough there), from a per-feature table built once per text. Thousands of prohibitions
+    of one file then cost one pass over its claims, not one each."""
+    table: dict[str, tuple[Claim | None, Claim | None]] = ctx.after.claims.memo.setdefault(
+        "lost_constraint.dependents", {})
+    acting: Claim | None = None
+    dependent: Claim | None = None
+    for f in governed:
+        got = table.get(f)
+        if got is None:
+            got = table[f] = _first_dependents(ctx.after.claims.with_feature(f))
+        act, dep = got
+        if act is not None and (acting is None or act.start < acting.start):
+            acting = act
+        if dep is not None and (dependent is None or dep.start < dependent.start):
+            dependent = dep
+    return acting, dependent
+
+
+def _first_dependents(claims: list[Claim]) -> tuple[Claim | None, Claim | None]:
+    acting: Claim | None = None
+    dependent: Claim | None = None
+    for a in claims:
+        if not a.asserted or _restricted(a):
+            continue
+        if dependent is None or a.start < dependent.start:
+            dependent = a
+        if (a.mood == "imperative" or a.force) and (acting is None or a.start < acting.start):
+            acting = a
+    return acting, dependent
 
 
 def _limit_kept(ctx: Context, b: Claim) -> bool:

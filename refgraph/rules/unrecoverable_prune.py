@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..claims import Arg, Claim
 from ..findings import Finding
@@ -175,10 +176,11 @@ class UnrecoverablePrune(Rule):
     def _corrections(self, ctx: Context) -> Iterator[Finding]:
         before = ctx.before.claims
         after_features = frozenset(ctx.after.claims.by_feature)
+        index = _IdentityIndex(before.claims)
         for u in before.claims:
             if u.source != "user" or not u.asserted:
                 continue
-            old = _corrected(before.claims, u)
+            old = _corrected(before.claims, u, index)
             if old is None or any(p.score >= KEPT_SCORE and a.negative == u.negative
                                   for a, p in pairs(ctx, u)):
                 continue  # no correction, or after keeps it
@@ -253,17 +255,38 @@ def _unsaid(facts: frozenset[str], after: frozenset[str]) -> frozenset[str]:
         f.startswith("e:") and f[2:].lower() in after))
 
 
-def _corrected(claims: list[Claim], u: Claim) -> Claim | None:
+class _IdentityIndex:
+    """Claim positions by identity feature, so a correction is compared with the claims that
+    name what it names, nearest first, not with every earlier claim."""
+
+    WINDOW = 64  # nearest earlier claims looked at per feature: a flood of turns stays linear
+
+    def __init__(self, claims: list[Claim]) -> None:
+        self.at: dict[str, list[int]] = {}
+        for k, c in enumerate(claims):
+            for f in identity(c):
+                self.at.setdefault(f, []).append(k)
+
+    def before(self, features: Iterable[str], k: int) -> list[int]:
+        """Positions before ``k`` of claims with one of ``features``, nearest first."""
+        found: set[int] = set()
+        for f in features:
+            ks = self.at.get(f, ())
+            end = bisect.bisect_left(ks, k)
+            found.update(ks[max(0, end - self.WINDOW):end])
+        return sorted(found, reverse=True)
+
+
+def _corrected(claims: list[Claim], u: Claim, index: _IdentityIndex) -> Claim | None:
     """The earlier claim user claim ``u`` contradicts: the same predicate about the same
     named things (or a bare "not us-east-2" about a name the claim states), with the other
     polarity or another value of the same dimension. Users correct their own requests too."""
     mine = identity(u)
     named = frozenset(f for f in mine if f.startswith(("i:", "h:")))
-    for e in reversed(claims[:u.index]):
+    # a bare "not us-east-2" corrects only a claim that states that very name
+    for k in index.before(mine if u.pred_key else named, u.index):
+        e = claims[k]
         if u.pred_key and e.pred_key != u.pred_key:
-            continue
-        # a bare "not us-east-2" corrects only a claim that states that very name
-        if not (identity(e) & (mine if u.pred_key else named)):
             continue
         if e.negative != u.negative:
             return e
