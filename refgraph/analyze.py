@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,6 +22,7 @@ from .errors import InputError
 from .findings import SEVERITIES, Finding, Severity
 from .gcpause import gc_paused
 from .graph import build_graph, check_text
+from .io import MAX_CHARS
 from .messages import Rendered, render
 from .nlp.pipeline import MODES, Mode
 from .parse import Parser
@@ -42,6 +44,7 @@ PolicyValue: TypeAlias = Severity | Literal["off"]
 # ``Report.suppressed``). Chosen on the dev data: see the README's accuracy section and
 # ``benchmarks/accuracy.py``, which prints precision and recall at every threshold.
 DEFAULT_MIN_CONFIDENCE = 0.6
+MAX_PER_CODE = 100  # findings listed per code; the rest are counted in one more (see capped)
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
 
 
@@ -60,10 +63,14 @@ class Analyzer:
 
     def __init__(self, mode: Mode = "accurate", *,
                  policy: Mapping[str, PolicyValue] | None = None,
-                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> None:
+                 min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+                 max_chars: int = MAX_CHARS) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}: use 'accurate' or 'fast'")
         self.min_confidence = _check_confidence(min_confidence)
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
+            raise InputError(f"max_chars must be a positive integer, not {max_chars!r}")
+        self.max_chars = max_chars  # the longest text analyzed; longer is an InputError
         self.parser = Parser(mode)
         self.mode: Mode = self.parser.mode  # "fast" when accurate mode fell back
         # progress(side, blocks_done, blocks_total) while a side's uncached blocks are parsed
@@ -83,6 +90,7 @@ class Analyzer:
             self._overridden.add(code.upper())
         self._sides: OrderedDict[tuple[str, str, tuple[MessageSpan, ...] | None], Side] = \
             OrderedDict()
+        self._lock = threading.Lock()  # the graph cache, shared by threads that share this
 
     # public -------------------------------------------------------------------------------------
     def analyze(self, before: str, after: str, *, intent: str = "rewrite",
@@ -92,7 +100,8 @@ class Analyzer:
                 justification: str | None = None,
                 protected: Sequence[tuple[int, int]] = (),
                 externalized: Sequence[tuple[int, int]] = (),
-                min_confidence: float | None = None) -> Report:
+                min_confidence: float | None = None,
+                deadline: float | None = None) -> Report:
         """Compare ``before`` and ``after`` and return a :class:`~refgraph.report.Report`.
 
         Findings whose ``confidence`` is below ``min_confidence`` (default: the analyzer's)
@@ -103,18 +112,24 @@ class Analyzer:
         character ranges of before that must not change (RG406); ``externalized`` are character
         ranges of before whose text was moved to a ledger, so closure findings about what was in
         them (RG101, RG102, RG303, RG501-RG503) are dropped: it is reconstructible, not lost.
+
+        ``deadline`` (seconds, off by default) bounds the whole analysis: once it has passed,
+        checked between parse batches of 64 blocks and between rules, the analysis stops and
+        the report says so (``Report.complete`` is False, ``Report.incomplete`` says where it
+        stopped); its verdict weighs the findings made so far and is never plain ``apply``.
         """
         with gc_paused():  # see below: the graphs make cyclic-GC passes costly
             return self._analyze(before, after, intent, declared_span, select, ignore,
                                  count_tokens, justification, protected, externalized,
-                                 min_confidence)
+                                 min_confidence, deadline=deadline)
 
     def analyze_messages(self, before: Sequence[object], after: Sequence[object], *,
                          intent: str = "rewrite", select: Iterable[str] | None = None,
                          ignore: Iterable[str] | None = None,
                          count_tokens: Callable[[str], int] | None = None,
                          justification: str | None = None,
-                         min_confidence: float | None = None) -> Report:
+                         min_confidence: float | None = None,
+                         deadline: float | None = None) -> Report:
         """Compare two message lists (OpenAI, Anthropic or LangChain messages; see
         :mod:`refgraph.messages`) and return a :class:`~refgraph.report.Report`.
 
@@ -135,7 +150,7 @@ class Analyzer:
         with gc_paused():
             report = self._analyze(rb.text, ra.text, intent, None, select, ignore,
                                    count_tokens, justification, (), (), min_confidence,
-                                   rb.spans, ra.spans)
+                                   rb.spans, ra.spans, deadline=deadline)
         sides = {"before": rb, "after": ra}
         report.findings = [_located(f, sides) for f in report.findings]
         report.suppressed = [_located(f, sides) for f in report.suppressed]
@@ -150,12 +165,17 @@ class Analyzer:
                  externalized: Sequence[tuple[int, int]] = (),
                  min_confidence: float | None = None,
                  before_messages: Sequence[MessageSpan] | None = None,
-                 after_messages: Sequence[MessageSpan] | None = None) -> Report:
+                 after_messages: Sequence[MessageSpan] | None = None, *,
+                 deadline: float | None = None) -> Report:
         t0 = time.perf_counter()
+        if deadline is not None and (isinstance(deadline, bool) or
+                                     not isinstance(deadline, int | float) or deadline < 0):
+            raise InputError(f"deadline must be a number of seconds >= 0, not {deadline!r}")
+        due = None if deadline is None else t0 + deadline
         floor = self.min_confidence if min_confidence is None else \
             _check_confidence(min_confidence)
-        before = check_text(before, "before")
-        after = check_text(after, "after")
+        before = check_text(before, "before", self.max_chars)
+        after = check_text(after, "after", self.max_chars)
         if intent not in INTENTS:
             raise InputError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")
         span = _check_span(declared_span, len(before))
@@ -164,11 +184,19 @@ class Analyzer:
         if justification is not None:
             justification = check_text(justification, "justification")
         rules = self._rules(select, ignore, lint=False)
-        sb = self._side("before", before, before_messages)
-        sa = self._side("after", after, after_messages)
-        # The justification is read as a text of its own (its graph names handles, if any).
-        just = self._side("before", justification) if justification else None
+        try:
+            sb = self._side("before", before, before_messages, due)
+            sa = self._side("after", after, after_messages, due)
+            # The justification is read as a text of its own (its graph names handles, if any).
+            just = self._side("before", justification, None, due) if justification else None
+        except _Overdue as late:
+            return Report("apply-with-log", intent, self.mode, [], before, after,
+                          stats={"graph_ms": round((time.perf_counter() - t0) * 1000, 2)},
+                          min_confidence=floor,
+                          incomplete=f"the deadline of {deadline} s passed while parsing "
+                                     f"{late.side}; no rule ran")
         t1 = time.perf_counter()
+        unchecked: list[str] = []
         # The graphs are large and long-lived: a cyclic-GC pass over them mid-analysis costs
         # more than the rules themselves, and nothing here makes cycles worth collecting.
         with gc_paused():
@@ -180,7 +208,10 @@ class Analyzer:
                 count = count_tokens or self._count_tokens
                 ctx.tokens_before, ctx.tokens_after = count(before), count(after)
             findings: list[Finding] = []
-            for rule in rules:
+            for k, rule in enumerate(rules):
+                if due is not None and time.perf_counter() > due:
+                    unchecked = [r.code for r in rules[k:]]
+                    break
                 findings.extend(rule.check(ctx))
             if moved:
                 findings = [f for f in findings if not _externalized(f, moved)]
@@ -188,50 +219,67 @@ class Analyzer:
                 handles = [m.span() for m in LEDGER_HANDLE.finditer(after)]
                 findings = [f for f in findings if not _in_handles(f, handles)]
             findings = self.apply_policy(_one_per_cause(findings))
-            suppressed = [f for f in findings if f.confidence < floor]
-            findings = [f for f in findings if f.confidence >= floor]
+            suppressed = capped([f for f in findings if f.confidence < floor])
+            findings = capped([f for f in findings if f.confidence >= floor])
         t2 = time.perf_counter()
         stats = {"units_before": len(sb.units), "units_after": len(sa.units),
                  **{f"units_{s.value}": n for s, n in _status_counts(al).items()},
                  "graph_ms": round((t1 - t0) * 1000, 2), "rules_ms": round((t2 - t1) * 1000, 2)}
         if intent == "prune":
             stats["tokens_before"], stats["tokens_after"] = ctx.tokens_before, ctx.tokens_after
-        return Report(verdict_for(findings), intent, self.mode, findings, before, after,
-                      sb.G, sa.G, al, stats, suppressed, floor)
+        verdict = verdict_for(findings)
+        incomplete = ""
+        if unchecked:
+            incomplete = (f"the deadline of {deadline} s passed; rules not run: "
+                          f"{', '.join(unchecked)}")
+            verdict = "apply-with-log" if verdict == "apply" else verdict
+        return Report(verdict, intent, self.mode, findings, before, after,
+                      sb.G, sa.G, al, stats, suppressed, floor, incomplete)
 
     def lint(self, text: str, *, select: Iterable[str] | None = None,
              ignore: Iterable[str] | None = None) -> Report:
         """Flag what is suspect in one text (a memory with no ``before``)."""
-        text = check_text(text, "text")
+        text = check_text(text, "text", self.max_chars)
         side = self._side("before", text)
         findings: list[Finding] = []
         for rule in self._rules(select, ignore, lint=True):
             findings.extend(rule.check_text(side))
         findings.sort(key=lambda f: (f.evidence[0].start if f.evidence else 0, f.code))
-        findings = self.apply_policy(findings)
+        findings = capped(self.apply_policy(findings))
         return Report(verdict_for(findings), "lint", self.mode, findings, text, "", side.G,
                       None, None, {"units": len(side.units)})
 
     # internals ----------------------------------------------------------------------------------
     def _side(self, name: Literal["before", "after"], text: str,
-              messages: Sequence[MessageSpan] | None = None) -> Side:
+              messages: Sequence[MessageSpan] | None = None, due: float | None = None) -> Side:
         # A rendered message list splits by its messages, not by its lines: another graph.
         spans = None if messages is None else tuple(messages)
         key = (name, text, spans)
-        side = self._sides.get(key)
-        if side is None:
+        with self._lock:
+            side = self._sides.get(key)
+            if side is not None:
+                self._sides.move_to_end(key)
+                return side
             other = self._sides.get(("after" if name == "before" else "before", text, spans))
-            progress = self.progress
-            G = other.G if other is not None else build_graph(
-                text, mode=self.mode, parser=self.parser, messages=spans,
-                progress=None if progress is None else (
-                    lambda done, total: progress(name, done, total)))
-            side = Side.build(name, text, G)
+        # Built outside the lock: threads sharing an analyzer build graphs at the same time
+        # (two that miss the same text both build it; the cache keeps one).
+        progress = self.progress
+
+        def step(done: int, total: int) -> None:
+            if progress is not None:
+                progress(name, done, total)
+            if due is not None and time.perf_counter() > due and done < total:
+                raise _Overdue(name)  # the blocks parsed so far stay cached
+
+        G = other.G if other is not None else build_graph(
+            text, mode=self.mode, parser=self.parser, messages=spans,
+            progress=step if progress is not None or due is not None else None)
+        side = Side.build(name, text, G)
+        with self._lock:
             self._sides[key] = side
+            self._sides.move_to_end(key)
             while len(self._sides) > _GRAPH_CACHE:
                 self._sides.popitem(last=False)
-        else:
-            self._sides.move_to_end(key)
         return side
 
     def _count_tokens(self, text: str) -> int:
@@ -265,6 +313,14 @@ class Analyzer:
                 f = dataclasses.replace(f, severity=sev)
             out.append(f)
         return out
+
+
+class _Overdue(Exception):
+    """The analysis deadline passed while ``side`` was parsed."""
+
+    def __init__(self, side: str) -> None:
+        super().__init__(side)
+        self.side = side
 
 
 def _located(f: Finding, sides: Mapping[str, Rendered]) -> Finding:
@@ -327,6 +383,34 @@ def _externalized(f: Finding, moved: tuple[tuple[int, int], ...]) -> bool:
                                    for s, t in moved) for e in cited)
 
 
+def capped(findings: list[Finding], cap: int = MAX_PER_CODE) -> list[Finding]:
+    """At most ``cap`` findings of each code, the surest first; the rest of a code become one
+    finding that counts them and carries the proof of the surest of them. A text with
+    thousands of slips of one kind (a flood of pasted turns) stays a readable report of
+    bounded size, and nothing is dropped without saying so."""
+    by_code: dict[str, list[int]] = {}
+    for k, f in enumerate(findings):
+        by_code.setdefault(f.code, []).append(k)
+    over = {code: ks for code, ks in by_code.items() if len(ks) > cap}
+    if not over:
+        return findings
+    dropped: set[int] = set()
+    extra: list[Finding] = []
+    for code, ks in over.items():
+        ranked = sorted(ks, key=lambda k: (-findings[k].confidence, k))
+        rest = ranked[cap:]
+        dropped.update(rest)
+        first = findings[rest[0]]
+        worst = min((findings[k].severity for k in rest), key=SEVERITIES.index)
+        extra.append(dataclasses.replace(
+            first, severity=worst,
+            message=f"{len(rest)} more {code} findings are not listed (at most {cap} per "
+                    f"code); the surest of them: {first.message}",
+            hint=f"Fix the {cap} listed, then check again to see the next ones. "
+                 f"{first.hint}"))
+    return [f for k, f in enumerate(findings) if k not in dropped] + extra
+
+
 def _one_per_cause(findings: list[Finding]) -> list[Finding]:
     """Keep the most specific finding where findings cite overlapping spans. A finding is
     masked only by a more specific one at least as sure: a weak guess of one code must not
@@ -336,18 +420,42 @@ def _one_per_cause(findings: list[Finding]) -> list[Finding]:
     order = sorted(range(len(findings)),
                    key=lambda k: (rank.get(findings[k].code, len(rank)), k))
     kept: list[int] = []
-    claimed: list[tuple[str, int, int, str, float]] = []
+    claimed = _Claimed()
     for k in order:
         f = findings[k]
         if f.code not in INDEPENDENT and any(
-                side == e.side and code != f.code and s < max(e.end, e.start + 1)
-                and e.start < max(t, s + 1) and conf >= f.confidence
-                for e in f.evidence for side, s, t, code, conf in claimed):
+                claimed.masks(e.side, e.start, e.end, f.code, f.confidence) for e in f.evidence):
             continue
         kept.append(k)
         if f.code not in INDEPENDENT:
-            claimed.extend((e.side, e.start, e.end, f.code, f.confidence) for e in f.evidence)
+            for e in f.evidence:
+                claimed.add(e.side, e.start, e.end, f.code, f.confidence)
     return [findings[k] for k in sorted(kept)]
+
+
+class _Claimed:
+    """The spans kept findings cite, bucketed by position so that a finding is compared with
+    the kept ones near it, not with all of them (thousands of findings stay linear). An empty
+    span counts as one character."""
+
+    BUCKET = 256
+
+    def __init__(self) -> None:
+        self.buckets: dict[tuple[str, int], list[tuple[int, int, str, float]]] = {}
+
+    def _range(self, s: int, t: int) -> range:
+        return range(s // self.BUCKET, (max(t, s + 1) - 1) // self.BUCKET + 1)
+
+    def add(self, side: str, s: int, t: int, code: str, conf: float) -> None:
+        for b in self._range(s, t):
+            self.buckets.setdefault((side, b), []).append((s, max(t, s + 1), code, conf))
+
+    def masks(self, side: str, s: int, t: int, code: str, conf: float) -> bool:
+        """Whether a kept finding of another code, at least as sure, cites an overlapping
+        span on ``side``."""
+        t = max(t, s + 1)
+        return any(c != code and cs < t and s < ct and cc >= conf
+                   for b in self._range(s, t) for cs, ct, c, cc in self.buckets.get((side, b), ()))
 
 
 def _one_per_conflict(findings: list[Finding]) -> list[Finding]:
@@ -389,7 +497,7 @@ def analyze(before: str, after: str, *, intent: str = "rewrite", mode: str = "ac
             declared_span: tuple[int, int] | None = None, select: Iterable[str] | None = None,
             ignore: Iterable[str] | None = None,
             count_tokens: Callable[[str], int] | None = None,
-            min_confidence: float | None = None) -> Report:
+            min_confidence: float | None = None, deadline: float | None = None) -> Report:
     """One-shot front of :class:`Analyzer` (a process-wide analyzer per mode keeps the caches).
 
     >>> analyze("Do not deploy on Fridays.", "Deploy on Fridays.", mode="fast").verdict
@@ -397,7 +505,7 @@ def analyze(before: str, after: str, *, intent: str = "rewrite", mode: str = "ac
     """
     return _default(mode).analyze(before, after, intent=intent, declared_span=declared_span,
                                   select=select, ignore=ignore, count_tokens=count_tokens,
-                                  min_confidence=min_confidence)
+                                  min_confidence=min_confidence, deadline=deadline)
 
 
 def analyze_messages(before: Sequence[object], after: Sequence[object], *,

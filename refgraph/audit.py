@@ -27,6 +27,7 @@ from typing import Any
 
 from .analyze import Analyzer
 from .errors import InputError, RefgraphError
+from .io import MAX_CHARS
 from .rules import INTENTS
 
 RESULT_SCHEMA = "refgraph.audit/1"
@@ -43,6 +44,7 @@ class Settings:
     ignore: tuple[str, ...] | None = None
     min_confidence: float | None = None
     policy: tuple[tuple[str, str], ...] = ()
+    max_chars: int = MAX_CHARS
 
 
 @dataclass(slots=True)
@@ -66,10 +68,13 @@ class AuditResult:
                 "seconds": round(self.seconds, 4), "findings": self.findings}
 
 
-def read_pairs(path: str | Path) -> Iterator[dict[str, Any]]:
+def read_pairs(path: str | Path, *, max_chars: int = MAX_CHARS) -> Iterator[dict[str, Any]]:
     """The pairs of a JSON-lines file, each checked: an object with ``id``, ``before`` and
     ``after`` (strings or message lists) and optional ``intent`` and ``declared_span``. A bad
-    line is an :class:`InputError` naming the file and line; blank lines are skipped."""
+    line is an :class:`InputError` naming the file and line; blank lines are skipped. A line
+    is read to at most twice ``max_chars`` (before and after) and a margin for its JSON, so a
+    file without newlines (a device) cannot be read without bound."""
+    line_limit = 2 * 6 * max_chars + 65536  # JSON escapes a character in at most 6
     p = Path(path)
     try:
         f = p.open(encoding="utf-8")
@@ -78,7 +83,9 @@ def read_pairs(path: str | Path) -> Iterator[dict[str, Any]]:
     seen: set[str] = set()
     with f:
         try:
-            for n, line in enumerate(f, 1):
+            for n, line in enumerate(iter(lambda: f.readline(line_limit + 1), ""), 1):
+                if len(line) > line_limit:
+                    raise InputError(f"{path}:{n}: line longer than {line_limit:,} characters")
                 if not line.strip():
                     continue
                 try:
@@ -146,7 +153,8 @@ _ANALYZERS: dict[Settings, Analyzer] = {}
 def _analyzer(settings: Settings) -> Analyzer:
     az = _ANALYZERS.get(settings)
     if az is None:
-        kwargs: dict[str, Any] = {"policy": dict(settings.policy)}
+        kwargs: dict[str, Any] = {"policy": dict(settings.policy),
+                                  "max_chars": settings.max_chars}
         if settings.min_confidence is not None:
             kwargs["min_confidence"] = settings.min_confidence
         az = _ANALYZERS[settings] = Analyzer(settings.mode, **kwargs)  # type: ignore[arg-type]
@@ -183,7 +191,7 @@ def audit(pairs: Iterable[Mapping[str, Any]], *, mode: str = "accurate",
           intent: str = "rewrite", jobs: int = 1, client: Any = None,
           select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
           min_confidence: float | None = None, policy: Mapping[str, str] | None = None,
-          chunk_pairs: int = CHUNK_PAIRS,
+          max_chars: int = MAX_CHARS, chunk_pairs: int = CHUNK_PAIRS,
           progress: Callable[[int, int], None] | None = None) -> Iterator[AuditResult]:
     """Audit every pair (mappings with ``id``, ``before``, ``after``, optional ``intent`` and
     ``declared_span``); yield one :class:`AuditResult` per pair.
@@ -198,7 +206,7 @@ def audit(pairs: Iterable[Mapping[str, Any]], *, mode: str = "accurate",
     todo = [check_pair(p, f"pair {k}") for k, p in enumerate(pairs)]
     settings = Settings(mode, intent, tuple(select) if select is not None else None,
                         tuple(ignore) if ignore is not None else None, min_confidence,
-                        tuple(sorted((policy or {}).items())))
+                        tuple(sorted((policy or {}).items())), max_chars)
     parts = chunks(todo, chunk_pairs)
     done = 0
 

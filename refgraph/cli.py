@@ -11,9 +11,7 @@ import contextlib
 import json
 import os
 import re
-import stat
 import sys
-import tempfile
 import time
 import warnings
 from collections import Counter
@@ -32,7 +30,15 @@ from .errors import InputError, RefgraphError, RefgraphWarning, RewriteRejected
 from .formats import github_annotations, json_lines, to_sarif
 from .gate import Gate, GateRejected
 from .graph import build_graph, to_node_link
-from .io import read_messages, read_text
+from .io import (
+    MAX_CHARS,
+    LineSink,
+    for_stdout,
+    is_utf8,
+    read_messages,
+    read_text,
+    write_output,
+)
 from .merge import three_way_apply
 from .model import NodeKind, RefGraph
 from .nlp.pipeline import Mode
@@ -75,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--messages", action="store_true",
                    help="BEFORE and AFTER are JSON message lists (OpenAI or Anthropic chat "
                         "messages, or an object with a 'messages' list)")
+    c.add_argument("--deadline", metavar="SECONDS", type=float, default=None,
+                   help="stop the analysis after SECONDS and report it incomplete (verdict at "
+                        "least apply-with-log)")
     c.add_argument("--min-confidence", metavar="C", type=_confidence, default=None,
                    help="report findings this sure or surer (0-1; default: the analyzer's, "
                         f"{DEFAULT_MIN_CONFIDENCE})")
@@ -159,6 +168,19 @@ def _settings_options(p: argparse.ArgumentParser) -> None:
                         "[tool.refgraph]) instead of the one found upward from here")
     p.add_argument("--isolated", action="store_true",
                    help="ignore every configuration file")
+    p.add_argument("--max-chars", metavar="N", type=_positive, default=None,
+                   help="refuse inputs longer than N characters (default: the configuration's, "
+                        "else 5,000,000)")
+
+
+def _positive(value: str) -> int:
+    try:
+        n = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {value!r}")
+    return n
 
 
 def _confidence(value: str) -> float:
@@ -184,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         ap.print_help()
         return 0
+    for stream in (sys.stdout, sys.stderr):  # print() on an ASCII terminal escapes, not crashes
+        if hasattr(stream, "reconfigure") and not is_utf8(getattr(stream, "encoding", None)):
+            stream.reconfigure(errors="backslashreplace")
     with warnings.catch_warnings():
         warnings.simplefilter("default", RefgraphWarning)
         warnings.showwarning = _show_warning
@@ -241,50 +266,24 @@ def _apply(args: argparse.Namespace) -> int:
             print(f"refgraph: rejected: blocking findings {', '.join(report.codes)}; nothing "
                   "was written", file=sys.stderr)
             return 1
-    data = result.encode("utf-8")
-    if args.output is None:
-        # Bytes, not text: a terminal encoding that cannot hold a character must not change it.
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return 0
-    _write_atomically(Path(args.output), data, f"-o {args.output}")
+    # Bytes, not text: a terminal encoding that cannot hold a character must not change it.
+    out = "-" if args.output is None else args.output
+    write_output(out, result.encode("utf-8"), f"-o {out}")
     return 0
-
-
-def _write_atomically(out: Path, data: bytes, what: str) -> None:
-    """Write then rename: a crash leaves the old file or the new one, never half of one. A fresh
-    temporary name per call (two applies to one OUT cannot mix), and OUT's mode is kept."""
-    if out.is_dir() or not out.resolve().parent.is_dir():
-        raise InputError(f"{what}: not a file in an existing directory")
-    target = out.resolve()  # a symlinked OUT: write the file it points at
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".refgraph-tmp",
-                               dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if target.exists():
-            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"{what}: cannot write: {exc.strerror or exc}") from None
 
 
 def _graph(args: argparse.Namespace) -> int:
     text = read_text(args.file)
     G = _build_with_progress(text, args.mode)
-    out = sys.stdout
     if args.format == "json":
-        json.dump(to_node_link(G), out, ensure_ascii=False, indent=1)
-        out.write("\n")
+        _write(json.dumps(to_node_link(G), ensure_ascii=False, indent=1) + "\n", is_json=True)
     elif args.format == "graphml":
+        # XML: characters the output encoding lacks become character references
+        enc = sys.stdout.encoding or "utf-8"
         for line in nx.generate_graphml(G):
-            out.write(line + "\n")
+            _write(line.encode(enc, "xmlcharrefreplace").decode(enc) + "\n")
     else:
-        out.write(format_graph(G, text))
+        _write(format_graph(G, text))
     return 0
 
 
@@ -325,14 +324,18 @@ def _analyze_check(az: Analyzer, args: argparse.Namespace, settings: Config) -> 
     if args.messages:
         if args.declared_span is not None:
             raise InputError("--declared-span indexes a text: it cannot be used with --messages")
-        report = az.analyze_messages(read_messages(args.before), read_messages(args.after),
+        report = az.analyze_messages(read_messages(args.before, max_chars=az.max_chars),
+                                     read_messages(args.after, max_chars=az.max_chars),
                                      intent=args.intent, select=settings.select,
-                                     ignore=settings.ignore, min_confidence=args.min_confidence)
+                                     ignore=settings.ignore, min_confidence=args.min_confidence,
+                                     deadline=args.deadline)
     else:
-        before, after = read_text(args.before), read_text(args.after)
+        before = read_text(args.before, max_chars=az.max_chars)
+        after = read_text(args.after, max_chars=az.max_chars)
         report = az.analyze(before, after, intent=args.intent,
                             declared_span=args.declared_span, select=settings.select,
-                            ignore=settings.ignore, min_confidence=args.min_confidence)
+                            ignore=settings.ignore, min_confidence=args.min_confidence,
+                            deadline=args.deadline)
     return report
 
 
@@ -342,7 +345,7 @@ def _finish(report: Report, args: argparse.Namespace,
     before_name = getattr(args, "before", None) or args.file
     after_name = getattr(args, "after", None) or args.file
     if args.write_baseline:
-        _write_atomically(Path(args.baseline), (json.dumps(
+        write_output(args.baseline, (json.dumps(
             baseline_dict(report.findings), indent=1) + "\n").encode("utf-8"),
             f"--baseline {args.baseline}")
         n = len(report.findings)
@@ -352,7 +355,7 @@ def _finish(report: Report, args: argparse.Namespace,
     if args.baseline is not None:
         report = without_baseline(report, read_baseline(args.baseline))
     if args.statistics:
-        _write(format_statistics(report, args.format) + "\n")
+        _write(format_statistics(report, args.format) + "\n", is_json=args.format == "json")
     else:
         _emit(report, args.format, before_name, after_name)
     for flag, path in outputs:
@@ -378,7 +381,8 @@ def _settings(args: argparse.Namespace) -> Config:
     select = _split(args.select) if args.select is not None else config.select
     ignore = _split(args.ignore) if args.ignore is not None else config.ignore
     return Config(mode=args.mode or config.mode, select=select, ignore=ignore,
-                  policy=policy, min_confidence=config.min_confidence, path=config.path)
+                  policy=policy, min_confidence=config.min_confidence,
+                  max_chars=args.max_chars or config.max_chars, path=config.path)
 
 
 def _split(codes: str) -> tuple[str, ...]:
@@ -408,11 +412,14 @@ def _batch(args: argparse.Namespace) -> int:
     from .audit import audit, done_ids, drop_torn_line, read_pairs, summary
 
     settings = _settings(args)
-    pairs = list(read_pairs(args.file))  # every line checked before any work starts
+    limit = settings.max_chars or MAX_CHARS
+    pairs = list(read_pairs(args.file, max_chars=limit))  # every line checked before any work
     out_path = Path(args.out) if args.out else None
     if out_path is not None and (out_path.is_dir() or not out_path.resolve().parent.is_dir()):
         raise InputError(f"--out {args.out}: not a writable file path")
-    skip = done_ids(out_path) if out_path is not None else set()
+    # a device or a FIFO holds no earlier results to resume from (and reading one blocks)
+    journal = out_path is not None and (not out_path.exists() or out_path.is_file())
+    skip = done_ids(out_path) if out_path is not None and journal else set()
     todo = [p for p in pairs if p["id"] not in skip]
     if skip:
         print(f"refgraph: resuming: {len(pairs) - len(todo)} of {len(pairs)} pairs already in "
@@ -427,9 +434,9 @@ def _batch(args: argparse.Namespace) -> int:
             client = Client(args.scheduler, timeout=10)  # type: ignore[no-untyped-call]
         except OSError as exc:
             raise InputError(f"--scheduler {args.scheduler}: cannot connect: {exc}") from None
-    if out_path is not None:
+    if out_path is not None and journal:
         drop_torn_line(out_path)
-    sink = out_path.open("a", encoding="utf-8") if out_path is not None else sys.stdout
+    sink = LineSink(out_path)
     results = []
     t0 = time.perf_counter()
     try:
@@ -439,14 +446,12 @@ def _batch(args: argparse.Namespace) -> int:
                            ignore=settings.ignore,
                            min_confidence=settings.min_confidence
                            if args.min_confidence is None else args.min_confidence,
-                           policy=settings.policy,
+                           policy=settings.policy, max_chars=limit,
                            progress=lambda done, total: update("", done, total)):
-                sink.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-                sink.flush()  # a result on disk is a pair a resumed batch skips
+                sink.write(json.dumps(r.to_dict(), ensure_ascii=False))  # flushed: resumable
                 results.append(r)
+        sink.close()
     finally:
-        if out_path is not None:
-            sink.close()
         if client is not None:
             client.close()  # type: ignore[no-untyped-call]
     table = summary(results, time.perf_counter() - t0)
@@ -497,21 +502,20 @@ def _check_writable(flag: str, path: str) -> None:
 def _write_review(report: Report, flag: str, path: str, before_name: str,
                   after_name: str) -> None:
     """Write the figure or the HTML review; matplotlib loads only when one is asked for."""
-    from .render import write_figure, write_html
+    from .render import figure_bytes, review_html
 
-    try:
-        if flag == "html":
-            write_html(report, path, before_name=before_name, after_name=after_name)
-        else:
-            write_figure(report, path, "png" if flag == "png" else "svg")
-    except OSError as exc:
-        raise InputError(f"--{flag} {path}: cannot write: {exc.strerror or exc}") from None
+    if flag == "html":
+        data = review_html(report, before_name=before_name, after_name=after_name).encode()
+    else:
+        data = figure_bytes(report, "png" if flag == "png" else "svg")
+    write_output(path, data, f"--{flag} {path}")
 
 
 def _lint(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    report = settings.analyzer().lint(read_text(args.file), select=settings.select,
-                                      ignore=settings.ignore)
+    az = settings.analyzer()
+    report = az.lint(read_text(args.file, max_chars=az.max_chars), select=settings.select,
+                     ignore=settings.ignore)
     return _finish(report, args)
 
 
@@ -528,7 +532,7 @@ def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:
         text = "\n".join(lines)
     else:
         text = report.format_text(before_name=before_name, after_name=after_name)
-    _write(text + "\n")
+    _write(text + "\n", is_json=fmt in ("json", "sarif", "jsonl"))
 
 
 def _uri(name: str) -> str:
@@ -537,13 +541,10 @@ def _uri(name: str) -> str:
     return "stdin" if name == "-" else Path(name).as_posix()
 
 
-def _write(text: str) -> None:
-    """Write to stdout even when its encoding cannot hold a quote ("Zoë" on an ASCII pipe)."""
-    try:
-        sys.stdout.write(text)
-    except UnicodeEncodeError:
-        enc = sys.stdout.encoding or "ascii"
-        sys.stdout.write(text.encode(enc, "backslashreplace").decode(enc))
+def _write(text: str, *, is_json: bool = False) -> None:
+    """Write to stdout even when its encoding cannot hold a quote ("Zoë" on an ASCII pipe):
+    see :func:`refgraph.io.for_stdout`."""
+    sys.stdout.write(for_stdout(text, is_json=is_json))
 
 
 def _rules() -> int:

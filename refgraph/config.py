@@ -11,6 +11,7 @@ Found upward from the working directory, as ruff finds its own: in each director
     ignore = ["RG304"]
     policy = { RG104 = "warning", RG502 = "off" }
     min-confidence = 0.7
+    max-chars = 5000000
 
 Unknown keys and wrong types are an :class:`~refgraph.errors.InputError` naming the file.
 """
@@ -29,7 +30,7 @@ from .findings import SEVERITIES
 from .nlp.pipeline import MODES, Mode
 from .rules import BY_CODE
 
-KEYS = ("mode", "select", "ignore", "policy", "min-confidence")
+KEYS = ("mode", "select", "ignore", "policy", "min-confidence", "max-chars")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     policy: Mapping[str, PolicyValue] = field(default_factory=dict)
     min_confidence: float | None = None
+    max_chars: int | None = None
     path: Path | None = None  # the file it came from
 
     def analyzer(self) -> Analyzer:
@@ -48,6 +50,8 @@ class Config:
         kwargs: dict[str, Any] = {}
         if self.min_confidence is not None:
             kwargs["min_confidence"] = self.min_confidence
+        if self.max_chars is not None:
+            kwargs["max_chars"] = self.max_chars
         return Analyzer(self.mode or "accurate", policy=self.policy, **kwargs)
 
 
@@ -111,11 +115,16 @@ def _parse(table: object, p: Path, where: str) -> Config:
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, int | float)
                               or not 0 <= floor <= 1):
         raise InputError(f"{p}: min-confidence must be a number from 0 to 1, not {floor!r}")
+    limit = table.get("max-chars")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise InputError(f"{p}: max-chars must be a positive integer, not {limit!r}")
     return Config(mode=cast(Mode | None, mode),
                   select=None if select is None else _codes(select, "select", p),
                   ignore=_codes(table.get("ignore", []), "ignore", p),
                   policy=parse_policy(table.get("policy", {}), str(p)),
-                  min_confidence=None if floor is None else float(floor), path=p)
+                  min_confidence=None if floor is None else float(floor), max_chars=limit,
+                  path=p)
 
 
 def _codes(value: object, key: str, p: Path) -> tuple[str, ...]:

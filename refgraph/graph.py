@@ -19,7 +19,7 @@ from .blocks import Block, MessageSpan, split_blocks
 from .errors import InputError
 from .fragments import Assembly, Fragment, fragment_key
 from .gcpause import gc_paused
-from .io import decode_text
+from .io import MAX_CHARS, check_size, decode_text
 from .model import SCHEMA, RefGraph
 from .nlp.pipeline import Mode
 from .parse import ParsedBlock, Parser
@@ -35,22 +35,24 @@ def default_parser(mode: Mode) -> Parser:
     return _parsers[mode]
 
 
-def check_text(text: object, what: str = "text") -> str:
-    """Return ``text`` if it is a ``str``; else raise :class:`InputError` with a clear message."""
+def check_text(text: object, what: str = "text", max_chars: int = MAX_CHARS) -> str:
+    """Return ``text`` if it is a ``str`` of at most ``max_chars`` characters; else raise
+    :class:`InputError` with a clear message."""
     if isinstance(text, bytes | bytearray):
-        return decode_text(bytes(text), what)  # UTF-8 only; binary data is refused
+        return check_size(decode_text(bytes(text), what), what, max_chars)  # UTF-8 only
     if not isinstance(text, str):
         raise InputError(f"{what} must be a str, not {type(text).__name__}")
     bad = _SURROGATE.search(text)
     if bad:
         raise InputError(f"{what} holds an unpaired surrogate (U+{ord(bad.group()):04X}) at "
                          f"index {bad.start()}: not valid Unicode text")
-    return text
+    return check_size(text, what, max_chars)
 
 
 def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = None,
                 progress: Callable[[int, int], None] | None = None,
-                messages: Sequence[MessageSpan] | None = None) -> RefGraph:
+                messages: Sequence[MessageSpan] | None = None,
+                max_chars: int = MAX_CHARS) -> RefGraph:
     """Build the referent graph of ``text``.
 
     Parameters
@@ -67,6 +69,8 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
         Where the messages of a rendered message list lie in ``text``
         (:func:`refgraph.messages.render`): each is a turn of its own that nothing inside it
         splits.
+    max_chars : int, optional
+        The longest text taken (default 5,000,000 characters); longer is an ``InputError``.
 
     Returns
     -------
@@ -79,7 +83,7 @@ def build_graph(text: str, *, mode: Mode = "accurate", parser: Parser | None = N
     >>> [d["unit"] for _, d in G.nodes(data=True) if d["kind"] == "quantity"]
     ['second']
     """
-    text = check_text(text)
+    text = check_text(text, max_chars=max_chars)
     parser = parser or default_parser(mode)
     with gc_paused():  # one pause for parsing and assembly (see refgraph.gcpause)
         blocks = split_blocks(text, messages)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -85,6 +86,10 @@ class Parser:
             self._sentence_punct = frozenset(only.punct_chars)
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], ParsedBlock] = OrderedDict()
+        # Guards the cache and the counters only: threads sharing a parser (an agent server)
+        # parse at the same time, and one thread's eviction never takes a block another
+        # thread is about to return (each call keeps what it parsed and found).
+        self._lock = threading.Lock()
         self.parses = 0  # blocks actually run through spaCy
         self.hits = 0
 
@@ -93,15 +98,30 @@ class Parser:
         """Parsed blocks in the order given, parsing only those not cached.
 
         ``progress(done, total)`` is called as blocks are parsed (total counts uncached blocks).
+        Thread-safe: several threads may parse at once (two that miss the same block both
+        parse it; the cache keeps one).
         """
         keys = [(b.kind.value, b.text) for b in blocks]
+        found: dict[tuple[str, str], ParsedBlock] = {}
         missing: dict[tuple[str, str], Block] = {}
-        for key, block in zip(keys, blocks, strict=True):
-            if key in self._cache:
-                self._cache.move_to_end(key)
-            elif key not in missing:
-                missing[key] = block
-        self.hits += len(blocks) - len(missing)
+        with self._lock:
+            for key, block in zip(keys, blocks, strict=True):
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    found[key] = hit
+                elif key not in missing:
+                    missing[key] = block
+            self.hits += len(blocks) - len(missing)
+        if missing:
+            self._parse(missing, found, progress)
+        elif progress is not None:
+            progress(0, 0)
+        return [found[k] for k in keys]
+
+    def _parse(self, missing: dict[tuple[str, str], Block],
+               found: dict[tuple[str, str], ParsedBlock],
+               progress: Callable[[int, int], None] | None) -> None:
         prose = [b for b in missing.values() if b.kind not in RAW_BLOCKS]
         raw = [b for b in missing.values() if b.kind in RAW_BLOCKS]
         longest = max((len(b.text) for b in prose), default=0)
@@ -127,19 +147,27 @@ class Parser:
                         out = proc(doc)
                         if out is not doc:
                             batch[k] = (block, out)
-                for block, doc in batch:
-                    self._store(block, doc)
+                # Kept as each batch is done: a deadline that stops the parse mid-way keeps
+                # what was parsed for the next call.
+                self._keep([(block, _parsed(block, doc)) for block, doc in batch], found)
                 done += len(batch)
                 if progress is not None and len(batch) == _BATCH:
                     progress(done, total)
-            for block in raw:
-                self._store(block, self._raw_doc(block.text))
+            self._keep([(block, _parsed(block, self._raw_doc(block.text))) for block in raw],
+                       found)
         if progress is not None:
             progress(total, total)
-        results = [self._cache[k] for k in keys]
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return results
+
+    def _keep(self, parsed: list[tuple[Block, ParsedBlock]],
+              found: dict[tuple[str, str], ParsedBlock]) -> None:
+        with self._lock:
+            for block, p in parsed:
+                key = (block.kind.value, block.text)
+                found[key] = self._cache[key] = p
+                self._cache.move_to_end(key)
+            self.parses += len(parsed)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
 
     def _raw_doc(self, text: str) -> Doc:
         doc = raw_doc(self.nlp, text)
@@ -148,19 +176,20 @@ class Parser:
             doc = proc(doc)
         return doc
 
-    def _store(self, block: Block, doc: Doc) -> None:
-        self.parses += 1
-        sents: tuple[tuple[int, int], ...] = ()
-        v = view(doc)
-        if block.kind not in RAW_BLOCKS and v.has_sents and len(doc):
-            # From token offsets, not doc.sents: Span.text would build a Token per word.
-            bounds = [v.starts[i] for i in v.sent_starts] + [len(block.text)]
-            sents = tuple(s for s in (_stripped(a, b, block.text)
-                                      for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
-        recs = tuple(Record(kind, start, end, attrs) for kind, start, end, attrs in
-                     sorted(raw_records(doc), key=_RECORD_ORDER))
-        links = tuple(doc.user_data.get(LINKS_KEY, ()))
-        self._cache[(block.kind.value, block.text)] = ParsedBlock(sents, recs, links)
+
+
+def _parsed(block: Block, doc: Doc) -> ParsedBlock:
+    sents: tuple[tuple[int, int], ...] = ()
+    v = view(doc)
+    if block.kind not in RAW_BLOCKS and v.has_sents and len(doc):
+        # From token offsets, not doc.sents: Span.text would build a Token per word.
+        bounds = [v.starts[i] for i in v.sent_starts] + [len(block.text)]
+        sents = tuple(s for s in (_stripped(a, b, block.text)
+                                  for a, b in itertools.pairwise(bounds)) if s[0] < s[1])
+    recs = tuple(Record(kind, start, end, attrs) for kind, start, end, attrs in
+                 sorted(raw_records(doc), key=_RECORD_ORDER))
+    links = tuple(doc.user_data.get(LINKS_KEY, ()))
+    return ParsedBlock(sents, recs, links)
 
 
 _RAW_TOKEN = re.compile(r"[ ]|\s|[A-Za-z0-9_]+(?:[.,][0-9]+)*|[^\sA-Za-z0-9_]")

@@ -52,6 +52,14 @@ class Report:
     # verdict, kept here to look at (and counted in to_dict()).
     suppressed: list[Finding] = field(default_factory=list)
     min_confidence: float = 0.0
+    # Why the analysis stopped early (its ``deadline`` passed), or "" when it ran to the end.
+    # An incomplete report's verdict is at least "apply-with-log": unchecked is not clean.
+    incomplete: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every stage and every selected rule ran (no ``deadline`` cut it short)."""
+        return not self.incomplete
 
     @property
     def codes(self) -> list[str]:
@@ -68,7 +76,8 @@ class Report:
         return {"schema": REPORT_SCHEMA, "verdict": self.verdict, "intent": self.intent,
                 "mode": self.mode, "min_confidence": self.min_confidence,
                 "findings": [_finding_dict(f, paths, lines) for f in self.findings],
-                "suppressed": len(self.suppressed), "stats": dict(self.stats)}
+                "suppressed": len(self.suppressed), "complete": self.complete,
+                "incomplete": self.incomplete, "stats": dict(self.stats)}
 
     def _lines(self) -> dict[str, _LineIndex]:
         return {"before": _LineIndex(self.before), "after": _LineIndex(self.after)}
@@ -92,6 +101,8 @@ class Report:
             out.append(f"  fix: {f.hint}")
         counts = Counter(f.severity for f in self.findings)
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
+        if self.incomplete:
+            out.append(f"incomplete: {self.incomplete}")
         out.append(f"verdict: {self.verdict} ({summary})")
         return "\n".join(out)
 

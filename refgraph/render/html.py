@@ -17,13 +17,25 @@ import base64
 import bisect
 import hashlib
 from dataclasses import dataclass
-from html import escape
+from html import escape as _html_escape
 from pathlib import Path
 
 from ..findings import Finding, Side
+from ..io import write_output
 from ..report import Report
 from .figure import FINDING_COLOURS
 from .textdiff import Mark, diff_marks
+
+# Bidirectional controls reorder how text around them is displayed (Trojan Source): a review
+# shows each as a visible code point instead, so what the reviewer reads is what is stored.
+_BIDI = {c: f"[U+{c:04X}]" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                      *range(0x2066, 0x206A))}
+
+
+def escape(s: str, quote: bool = True) -> str:
+    """HTML-escaped ``s`` with every bidirectional control made visible (``[U+202E]``)."""
+    return _html_escape(s.translate(_BIDI), quote=quote)
+
 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 _QUOTE_WIDTH = 60
@@ -50,11 +62,11 @@ def review_html(report: Report, *, before_name: str = "before", after_name: str 
 
 def write_html(report: Report, path: str | Path, *, before_name: str = "before",
                after_name: str = "after") -> Path:
-    """Write :func:`review_html` to ``path`` (UTF-8)."""
-    p = Path(path)
-    p.write_text(review_html(report, before_name=before_name, after_name=after_name),
-                 encoding="utf-8")
-    return p
+    """Write :func:`review_html` to ``path`` (UTF-8), atomically (see
+    :func:`refgraph.io.write_output`)."""
+    write_output(path, review_html(report, before_name=before_name,
+                                   after_name=after_name).encode("utf-8"), str(path))
+    return Path(path)
 
 
 def review_fragment(report: Report, *, before_name: str = "before",

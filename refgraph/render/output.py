@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 from typing import Literal, TypeAlias
 
+from ..io import write_output
 from ..report import Report
 from .diffview import Focus
 from .figure import draw_diff
@@ -37,9 +38,10 @@ def figure_bytes(report: Report, fmt: ImageFormat = "png", *, focus: Focus = "fi
 
 def write_figure(report: Report, path: str | Path, fmt: ImageFormat | None = None, *,
                  focus: Focus = "findings", max_nodes: int = 60) -> Path:
-    """Write the figure to ``path``; the format follows ``fmt`` or else the file suffix."""
+    """Write the figure to ``path``, atomically (see :func:`refgraph.io.write_output`); the
+    format follows ``fmt`` or else the file suffix."""
     p = Path(path)
     chosen = fmt or ("svg" if p.suffix.lower() == ".svg" else "png")
-    p.write_bytes(figure_bytes(report, chosen, focus=focus, max_nodes=max_nodes))
+    write_output(p, figure_bytes(report, chosen, focus=focus, max_nodes=max_nodes), str(p))
     return p
 
