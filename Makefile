@@ -8,7 +8,7 @@ STAMP := $(VENV)/.refgraph-installed
 # The graph builder's hot modules, compiled with mypyc (refgraph/native.py says why and how the
 # sources stay the truth). The tool runs every time: it does nothing while the build matches
 # its sources, rebuilds when it does not, and says why where no C compiler exists.
-.PHONY: demo test lint bench clean figures native
+.PHONY: demo test lint bench clean figures native fuzz
 
 $(STAMP): pyproject.toml requirements/english-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,15 @@ bench: native
 	$(BIN)/python benchmarks/extraction.py
 	$(BIN)/python benchmarks/speed.py
 
+# Coverage-guided fuzzing (atheris, tools/fuzz.py) of the unified-diff parser and the block
+# splitter, FUZZ_SECONDS each; the corpus grows in .fuzz/, and a crash is saved there too.
+FUZZ_SECONDS ?= 60
+fuzz: $(STAMP)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -e ".[fuzz]"
+	mkdir -p .fuzz/diff .fuzz/blocks
+	$(BIN)/python tools/fuzz.py diff -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=.fuzz/ .fuzz/diff
+	$(BIN)/python tools/fuzz.py blocks -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=.fuzz/ .fuzz/blocks
+
 clean:
 	test ! -x $(BIN)/python || $(BIN)/python tools/build_native.py --clean
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .fuzz
