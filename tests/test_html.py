@@ -22,6 +22,8 @@ PAYLOADS = (
     "</textarea></div></pre><!-- open comment",
     "<style>body{display:none}</style>",
     "\"double\" & 'single' quotes, &amp; an entity, and $x^2$",
+    "</style><script>document.title='pwned'</script>",
+    "<a href=\"javascript:document.title='pwned'\">click</a>",
 )
 HOSTILE_BEFORE = (
     "\r\n"  # a leading newline and a carriage return: an HTML parser would drop or fold them
@@ -29,6 +31,7 @@ HOSTILE_BEFORE = (
     f"tool[call_7]: {PAYLOADS[1]} {PAYLOADS[2]}\n"
     f"assistant: {PAYLOADS[3]} {PAYLOADS[4]}\n"
     f"assistant: {PAYLOADS[5]} {PAYLOADS[6]}\n"
+    f"assistant: {PAYLOADS[7]} {PAYLOADS[8]}\n"
     "- Do not run `<b>deploy</b>` before the tests pass.\n"
 )
 HOSTILE_AFTER = (
@@ -37,6 +40,7 @@ HOSTILE_AFTER = (
     f"tool[call_7]: {PAYLOADS[1]} {PAYLOADS[2]}\n"
     f"assistant: {PAYLOADS[3]} {PAYLOADS[4]}\n"
     f"assistant: {PAYLOADS[5]} {PAYLOADS[6]}\n"
+    f"assistant: {PAYLOADS[7]} {PAYLOADS[8]}\n"
     "- Run `<b>deploy</b>` now.\n"
 )
 
@@ -181,6 +185,19 @@ def test_html_fragment_for_a_lint_report_has_one_side(az: Analyzer) -> None:
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _dump_dom(path: Path, tmp_path: Path) -> str:
+    """The DOM headless Chromium builds from ``path``, after its scripts (if any) had 2 s."""
+    assert BROWSER is not None
+    proc = subprocess.run(
+        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+         "--virtual-time-budget=2000", "--dump-dom", path.as_uri()],
+        capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
+    return proc.stdout.decode("utf-8")
+
+
 @pytest.mark.skipif(BROWSER is None, reason="no headless browser: install Debian's `chromium` "
                     "(.ci/run does) to check that the review runs no injected script")
 def test_html_xss_payloads_do_not_run_in_chromium(hostile: Report, tmp_path: Path) -> None:
@@ -188,21 +205,60 @@ def test_html_xss_payloads_do_not_run_in_chromium(hostile: Report, tmp_path: Pat
     path = tmp_path / "review.html"
     path.write_text(review_html(hostile, before_name="<script>document.title='pwned'</script>",
                                 after_name="after.md"), encoding="utf-8")
-    profile = tmp_path / "profile"
-    proc = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=2000",
-         "--dump-dom", path.as_uri()],
-        capture_output=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
-    dom = proc.stdout.decode("utf-8")
+    dom = _dump_dom(path, tmp_path)
     page = parse(dom)
     # Every payload would have changed the title or marked the body; none did.
     assert page.title == "refgraph review: reject"
     assert all("data-pwned" not in attrs for _, attrs in page.tags)
     assert [t for t, _ in page.tags if t in ("script", "iframe", "svg", "textarea")] == []
+    assert not any(str(attrs.get("href", "")).startswith("javascript:") for _, attrs in page.tags)
     # And the page shows the texts as written, payloads included, character for character.
     assert page.sides == {"before": HOSTILE_BEFORE, "after": HOSTILE_AFTER}
     for payload in PAYLOADS:
         assert payload in page.sides["before"]
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless browser: install Debian's `chromium` "
+                    "(.ci/run does) to check that the review sends no request")
+def test_html_review_sends_no_request_and_shows_bidi_controls_in_chromium(
+        az: Analyzer, tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class _Count(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Count)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        leaks = (f'<img src="{url}/img"> <link rel="stylesheet" href="{url}/css"> '
+                 f'<iframe src="{url}/frame"></iframe> <style>@import "{url}/import";</style> '
+                 f'<svg><image href="{url}/svg"/></svg> <video poster="{url}/poster"></video>')
+        before = (f"user: {leaks}\nuser: Do not run `deploy\u202e` before the tests pass, "
+                  "\u2066admin\u2069 says.\nassistant: The timeout is 30 seconds.\n")
+        after = (f"user: {leaks}\nuser: Run `deploy\u202e` now, \u2066admin\u2069 says.\n"
+                 "assistant: The timeout is 30.\n")
+        report = az.analyze(before, after)
+        # Messages quote with repr (it escapes them); evidence quotes carry them raw.
+        assert any("\\u202e" in f.message for f in report.findings)
+        assert any("\u202e" in e.quote for f in report.findings for e in f.evidence)
+        path = tmp_path / "review.html"
+        path.write_text(review_html(report, before_name=f"\u202e{url}/name.md"),
+                        encoding="utf-8")
+        dom = _dump_dom(path, tmp_path)
+    finally:
+        server.shutdown()
+    assert hits == []  # nothing the texts name was fetched
+    # Each bidi control shows as its code point and reorders nothing: none is left in the page.
+    assert not any(ch in dom for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "[U+202E]" in dom
+    assert "[U+2066]admin[U+2069]" in dom
