@@ -799,6 +799,14 @@ _SAID_ANOTHER_WAY = {
         "- Racks (q-7): rack A 7 running, N03 and N08 idle, N10 in error; rack C 14 running, "
         "none idle, no errors.", "RG301",
         ("The query returned 0 rows.", "The query returned rows.")),
+    # a negative result whose words ("file", "line") after still uses elsewhere is not
+    # proven to be depended on: only a shared identifier, handle or name proves it. From b10.
+    "common-nouns-are-no-dependency": (
+        "tool[call_4]: The edited file does not contain duplicate lines.\n"
+        "assistant: The traceback points at line 4 of the file.",
+        "The traceback points at line 4 of the file.", "RG502",
+        ("Checked the export. The email column was absent in all 3 files. Next: backfill the "
+         "email column.", "Checked the export. Next: backfill the email column.")),
 }
 
 
@@ -836,3 +844,19 @@ class TestFreshBatchB15:
         assert not [f for f in found.findings if "Varga" in f.message]
         changed = az.analyze(before, after.replace("55810", "55811"), intent="summarize")
         assert "RG104" in changed.codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_label_is_not_the_subject_of_the_clause_after_its_colon(mode: str) -> None:
+    """ "Dr. Okoro (email, 09:12): 22-014 was re-drawn": the clause after a label's colon does
+    not take the label's name as its subject (a cause of b16's false alarms; own text)."""
+    az = refgraph.Analyzer(mode)  # type: ignore[arg-type]
+    before = ("## Dr. Okoro (site PI), by email\n- She states that 22-014's ALT was re-drawn "
+              "on 2026-03-02 and came back at 80 U/L.\n")
+    after = ("**Dr. Okoro (email, 09:12)**: 22-014 was re-drawn on 2026-03-02 and came back at "
+             "80 U/L.\n")
+    assert "RG105" not in az.analyze(before, after, intent="summarize").codes
+    assert "RG105" in az.analyze("Marta [D1:1]: I replaced the disk on db-7 on Monday.\n"
+                                 "Omar [D1:2]: Good, thanks.",
+                                 "Omar replaced the disk on db-7 on Monday.",
+                                 intent="summarize").codes

@@ -1029,9 +1029,11 @@ class _Builder:
             prev = self.clauses[ci - 1] if ci else None
             if not own_subjects and not c.subject and not c.imperative and prev is not None \
                     and prev.sentence == c.sentence and c.frame_clause is not prev and not any(
-                        v.words[k] in _HARD for k in range(prev.tokens[-1], c.tokens[0] + 1)):
+                        v.words[k] in _HARD or v.words[k] == ":"
+                        for k in range(prev.tokens[-1], c.tokens[0] + 1)):
                 # (a ";" between them starts another statement: "Chen owns CS comms; Sam
-                # owns the config, not flipped before Dec 10")
+                # owns the config, not flipped before Dec 10"; so does a label's colon: in
+                # "Dr. Raman (email, 09:12): 114-027 was re-drawn" Raman was not re-drawn)
                 # "The edit was rejected but still applied": the second clause's subject is
                 # the first one's (a coordinated verb phrase shares it)
                 inherited = prev.subject_args

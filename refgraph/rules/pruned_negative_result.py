@@ -72,7 +72,11 @@ class PrunedNegativeResult(Rule):
             # warning is not what the call was about).
             topic = thread(ctx.before, n)
             dependents = live(ctx, n.features - {n.pred_key})
-            own = bool(dependents)
+            # Proof that after depends on this result is a thing it names that after names
+            # too (an identifier, a handle, a name); sharing common nouns ("the file", "the
+            # output", "line") shows only that after talks about files or output.
+            own = any(_specific(n, a) for a in dependents)
+            worded = bool(dependents) and not own
             if not dependents and not n.source.startswith("tool"):
                 dependents = live(ctx, topic)
             evidence = [claim_ev(ctx.before, n, "missing")]
@@ -84,7 +88,8 @@ class PrunedNegativeResult(Rule):
             # Proven when after says nothing negative about its thread; when it does, the
             # result may be paraphrased past what the alignment sees.
             paraphrased = any(a.negative and a.features & topic for a in live(ctx, topic))
-            conf = (0.55 if paraphrased else 0.7 if own else 0.62) if dependents else 0.45
+            conf = (0.55 if paraphrased or worded else 0.7 if own else 0.62) if dependents \
+                else 0.45
             yield self.finding(f"the negative result {short(n.text)!r} is gone; {tail}",
                                *evidence, confidence=conf,
                                severity="error" if dependents else "warning")
@@ -123,6 +128,15 @@ class PrunedNegativeResult(Rule):
             yield self.finding(f"the zero count {d['text']!r} is gone from after",
                                *evidence, confidence=0.62 if found else 0.45,
                                severity="error" if found else "warning")
+
+
+def _specific(n: Claim, a: Claim) -> bool:
+    """Whether after claim ``a`` shares with ``n`` an identifier, a handle or a named entity
+    (a proper name, or a head with a qualifier: "replica[shard a]")."""
+    if {f for f in n.features if f.startswith(("i:", "h:"))} & a.features:
+        return True
+    named = {x.key for x in n.args_of("mention") if x.label or "[" in x.key}
+    return bool(named & {x.key for x in a.args_of("mention")})
 
 
 def _said(ctx: Context, n: Claim) -> bool:
