@@ -23,6 +23,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import gc
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -115,12 +116,14 @@ def measure(shape: str, mode: str, stage: str, *, scale: float = 1.0, repeat: in
     (the ratio is of the last two)."""
     base, make = SHAPES[shape]
     k = max(1, round(base * scale))
-    times = []
-    for m in sizes:
-        before = make(k * m)
-        after = rewrite(before)
-        times.append(min(_once(stage, mode, before, after) for _ in range(repeat)))
-    return Row(shape, mode, stage, len(make(k * sizes[-1])), tuple(times))
+    pairs = [(before, rewrite(before)) for before in (make(k * m) for m in sizes)]
+    best = [math.inf] * len(sizes)
+    # Round by round over all sizes, not size by size: a burst of load on the machine then
+    # slows one run of each size instead of every run of one size.
+    for _ in range(repeat):
+        for i, (before, after) in enumerate(pairs):
+            best[i] = min(best[i], _once(stage, mode, before, after))
+    return Row(shape, mode, stage, len(pairs[-1][0]), tuple(best))
 
 
 def failures(rows: list[Row], max_ratio: float, max_seconds: float) -> list[str]:

@@ -212,11 +212,25 @@ def thread(side: Side, c: Claim) -> frozenset[str]:
             out |= x.features
         if side.d(bid).get("role") == "user":
             return frozenset(out)
-    for x in reversed(cs.claims[:c.index]):
-        if x.source == "user":
-            out |= x.features
-            break
+    last = _last_user_claim(side)[c.index]
+    if last >= 0:
+        out |= cs.claims[last].features
     return frozenset(out)
+
+
+def _last_user_claim(side: Side) -> list[int]:
+    """For each claim index, the index of the last user claim before it (-1: none), built
+    once per text: looking back claim by claim made a context without user turns quadratic."""
+    found = side.memo.get("last_user_claim")
+    if found is None:
+        found, last = [], -1
+        for x in side.claims.claims:
+            found.append(last)
+            if x.source == "user":
+                last = x.index
+        side.memo["last_user_claim"] = found
+    assert isinstance(found, list)
+    return found
 
 
 def claim_ev(side: Side, c: Claim, role: str) -> Evidence:
@@ -244,20 +258,18 @@ def same_quantity(b: Arg, a: Arg) -> bool:
         return True
     if a.bound == "~" and y and abs(x - y) <= 0.1 * abs(y):
         return True
-    value = a.magnitude if a.magnitude is not None else y
-    if value and (value != int(value) or abs(value) >= 1000):
-        digits = significant_digits(value)
-        if digits <= 3 and math.isclose(round_to(x, digits), y, rel_tol=1e-6):
-            return True
-    return False
+    digits = _rounding_digits(a)
+    return bool(digits) and math.isclose(round_to(x, digits), y, rel_tol=1e-6)
 
 
 class ValueIndex:
-    """Quantities by base unit and value: "does any of them state ``q``" then looks at the
-    few of about ``q``'s value, not at all of them (a context of thousands of numbers stays
-    linear). Every equality of :func:`same_quantity` lies within a factor of 2 (rounding to
-    one significant digit moves a value by at most a third), so that window loses none; a
-    range ("1471-1475") is compared with every quantity of its unit."""
+    """Quantities by base unit and value: "does any of them state ``q``" then looks only at
+    those :func:`same_quantity` can pair with ``q``, either way round, so a context of
+    thousands of numbers (a long table) stays linear. Its three cases give three lookups:
+    equal values (a narrow window of the sorted values), approximations ("about 40": the
+    values within 10% of one side), and roundings ("4.2M" for 4,193,280: the values that round
+    to the rounded one, and the rounded ones a value rounds to). A range ("1471-1475") is
+    compared with every quantity of its unit."""
 
     SCAN_CAP = 512  # candidates tried per question; past it, the answer is "stated"
 
@@ -266,29 +278,72 @@ class ValueIndex:
         for q in qs:
             self._units.setdefault(q.base_unit, []).append(q)
         self._sorted: dict[str, tuple[list[float], list[Arg]]] = {}
+        self._approx: dict[str, tuple[list[float], list[Arg]]] = {}
+        self._rounded: dict[tuple[str, int, str], list[Arg]] = {}
         self._ranged: dict[str, list[Arg]] = {}
         for unit, group in self._units.items():
-            valued = sorted((q for q in group if q.base_magnitude is not None),
-                            key=lambda q: q.base_magnitude or 0.0)
-            self._sorted[unit] = ([q.base_magnitude or 0.0 for q in valued], valued)
+            valued = [q for q in group if q.base_magnitude is not None]
+            self._sorted[unit] = _by_value(valued)
+            self._approx[unit] = _by_value([q for q in valued if q.bound == "~"])
             self._ranged[unit] = [q for q in group if q.magnitude_high is not None]
+            for q in valued:
+                d = _rounding_digits(q)
+                if d:
+                    self._rounded.setdefault((unit, d, _value_key(q.base_magnitude or 0.0)),
+                                             []).append(q)
 
     def near(self, q: Arg) -> Iterator[Arg]:
         """The quantities of ``q``'s unit that may equal it (and perhaps a few more)."""
         v = q.base_magnitude
+        unit = q.base_unit
         if v is None or q.magnitude_high is not None:
-            yield from self._units.get(q.base_unit, ())
+            yield from self._units.get(unit, ())
             return
-        keys, valued = self._sorted.get(q.base_unit, ([], []))
-        lo, hi = min(v * 0.5, v * 2.0) - 1e-9, max(v * 0.5, v * 2.0) + 1e-9
-        yield from valued[bisect.bisect_left(keys, lo):bisect.bisect_right(keys, hi)]
-        yield from (x for x in self._ranged.get(q.base_unit, ()) if not lo <= (
-            x.base_magnitude if x.base_magnitude is not None else math.inf) <= hi)
+        valued = self._sorted.get(unit, ([], []))
+        tol = abs(v) * 2e-6 + 1e-12
+        yield from _window(valued, v - tol, v + tol)  # equal values
+        if q.bound == "~":  # q is the approximation: values within 10% of it
+            yield from _window(valued, v - 0.1 * abs(v) - tol, v + 0.1 * abs(v) + tol)
+        # approximations within 10% of themselves of v
+        yield from _window(self._approx.get(unit, ([], [])), v - abs(v) / 0.9 * 0.1 - tol,
+                           v + abs(v) / 0.9 * 0.1 + tol)
+        d = _rounding_digits(q)
+        if d and v:  # q is the rounded one: the values within half its last digit
+            half = 0.5 * 10 ** (math.floor(math.log10(abs(v))) - d + 1) * 1.01
+            yield from _window(valued, v - half, v + half)
+        for digits in (1, 2, 3):  # the rounded ones v rounds to
+            yield from self._rounded.get((unit, digits, _value_key(round_to(v, digits))), ())
+        yield from self._ranged.get(unit, ())
 
     def any(self, q: Arg, test: Callable[[Arg], bool]) -> bool:
         """Whether ``test`` holds for a quantity near ``q``. Past :attr:`SCAN_CAP` candidates
         it answers True: then q is taken as stated, and nothing is claimed changed."""
         return any(n >= self.SCAN_CAP or test(x) for n, x in enumerate(self.near(q)))
+
+
+def _by_value(qs: list[Arg]) -> tuple[list[float], list[Arg]]:
+    ordered = sorted(qs, key=lambda q: q.base_magnitude or 0.0)
+    return [q.base_magnitude or 0.0 for q in ordered], ordered
+
+
+def _window(table: tuple[list[float], list[Arg]], lo: float, hi: float) -> list[Arg]:
+    keys, qs = table
+    return qs[bisect.bisect_left(keys, lo):bisect.bisect_right(keys, hi)]
+
+
+def _value_key(x: float) -> str:
+    return f"{x:.9g}"
+
+
+def _rounding_digits(a: Arg) -> int:
+    """The significant digits ``a`` is taken to be rounded to by :func:`same_quantity` (a
+    value with a fraction, or of 1,000 or more, with at most 3 of them), else 0."""
+    y = a.base_magnitude
+    value = a.magnitude if a.magnitude is not None else y
+    if not value or not (value != int(value) or abs(value) >= 1000):
+        return 0
+    digits = significant_digits(value)
+    return digits if digits <= 3 else 0
 
 
 def significant_digits(x: float) -> int:
@@ -346,21 +401,30 @@ _ELIDED = "\u2026"  # "eps1.7_wh1ter0se_….m4v": a long name shortened in the m
 _ELIDED_KEPT = 8  # characters an elided name must keep to name one file, not many
 
 
-def any_handle(handles: set[str], after: set[str]) -> bool:
+class Handles:
+    """A text's handles (:func:`handles_of`) with the forms :func:`any_handle` matches them
+    in, built once: asking about each of a thousand tool results stays linear."""
+
+    def __init__(self, handles: Iterable[str]) -> None:
+        self.all = set(handles)
+        self.names = {_basename(h) for h in self.all}
+        self.bare = {h.split("?", 1)[0].rstrip("/") for h in self.all if "://" in h}
+        self.cut = [tuple(n.split(_ELIDED, 1)) for n in self.names if _ELIDED in n]
+
+
+def any_handle(handles: set[str], after: set[str] | Handles) -> bool:
     """Whether after names one of ``handles``: as it is, a path by the same file name, or a
     name shortened with an ellipsis whose head and tail are the handle's own."""
-    if handles & after:
+    index = after if isinstance(after, Handles) else Handles(after)
+    if handles & index.all:
         return True
-    names = {_basename(h) for h in after}
-    bare = {h.split("?", 1)[0].rstrip("/") for h in after if "://" in h}
     own = [_basename(h) for h in handles]
-    if any(n in names for n in own) or any(h.split("?", 1)[0].rstrip("/") in bare
-                                           for h in handles):
+    if any(n in index.names for n in own) or any(h.split("?", 1)[0].rstrip("/") in index.bare
+                                                 for h in handles):
         return True
-    cut = [tuple(n.split(_ELIDED, 1)) for n in names if _ELIDED in n]
     return any(len(head) + len(tail) >= _ELIDED_KEPT and any(
         len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
-        for name in own) for head, tail in cut)
+        for name in own) for head, tail in index.cut)
 
 
 def _basename(handle: str) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from functools import partial
 
 from ..claims import Arg, Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import BOUNDS, arg_ev, pairs, same_quantity
+from .common import BOUNDS, ValueIndex, arg_ev, pairs, same_quantity
 from .context import Context
 
 _RESTATED = 0.4  # how well an after claim must restate the before claim to hold its number
@@ -88,12 +89,12 @@ class DroppedUnit(Rule):
     example = Example("The request timeout is 30 seconds.", "The request timeout is 30.")
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        after_qs = [x for a in ctx.after.claims.claims for x in a.args_of("quantity")]
+        after_qs = ValueIndex(x for a in ctx.after.claims.claims for x in a.args_of("quantity"))
         for b in ctx.before.claims.claims:
             for q in b.args_of("quantity"):
                 if not q.unit or q.magnitude is None or q.magnitude == 0:
                     continue  # zero is zero in every unit: "0 events" -> "events: 0"
-                if any(same_quantity(q, x) for x in after_qs):
+                if after_qs.any(q, partial(same_quantity, q)):
                     continue  # stated with its unit somewhere: "30-day month" keeps "30 days"
                 for a, p in pairs(ctx, b):
                     if p.score < _RESTATED:

@@ -8,7 +8,16 @@ from ..claims import Claim
 from ..findings import Finding
 from ..model import EdgeKind, NodeKind, RefKind, referent_id
 from .base import Example, Rule
-from .common import TOOL_ROLES, any_handle, claim_ev, handles_of, issuer_handles, kept, short
+from .common import (
+    TOOL_ROLES,
+    Handles,
+    any_handle,
+    claim_ev,
+    handles_of,
+    issuer_handles,
+    kept,
+    short,
+)
 from .context import Context, Side
 
 _DEFINES = EdgeKind.DEFINES.value
@@ -38,7 +47,7 @@ class OrphanedReference(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         defined_after = _defined(ctx.after)
         used_after = _uses(ctx.after)
-        after_handles = handles_of(ctx.after)
+        after_handles = Handles(handles_of(ctx.after))
         for name, (node, claim) in _definitions(ctx.before).items():
             if name in defined_after or name not in used_after:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from ..claims import Arg, Claim
 from ..findings import Finding
@@ -13,6 +14,8 @@ from .base import Example, Rule
 from .common import (
     KEPT_SCORE,
     TOOL_ROLES,
+    Handles,
+    ValueIndex,
     any_handle,
     arg_ev,
     claim_ev,
@@ -78,7 +81,7 @@ class UnrecoverablePrune(Rule):
         summary has no way back to what it summarizes. A citation in a heading covers its
         section."""
         before = ctx.before
-        after_handles = handles_of(ctx.after)
+        after_handles = Handles(handles_of(ctx.after))
         after_features = frozenset(ctx.after.claims.by_feature)
         done: set[str] = set()
         for c, handle, sourced in _citations(before):
@@ -101,10 +104,10 @@ class UnrecoverablePrune(Rule):
 
     def _tool_results(self, ctx: Context) -> Iterator[Finding]:
         before = ctx.before
-        after_handles = handles_of(ctx.after)
+        after_handles = Handles(handles_of(ctx.after))
         after_features = frozenset(ctx.after.claims.by_feature)
         after_lower = frozenset(f.lower() for f in after_features)
-        after_qs = [x for c in ctx.after.claims.claims for x in c.args_of("quantity")]
+        after_qs = ValueIndex(x for c in ctx.after.claims.claims for x in c.args_of("quantity"))
         blocks = before.nodes_of(NodeKind.BLOCK.value)
         said = {b: _facts(before.claims.by_block.get(b, [])) for b in blocks
                 if str(before.d(b).get("role", "")) in TOOL_ROLES}
@@ -135,7 +138,7 @@ class UnrecoverablePrune(Rule):
             quantities = [q for c in claims for q in c.args_of("quantity")
                           if q.base_unit or q.noun]
             lost = [x.text for x in facts if not _named_in(x, after_lower)] + [
-                q.text for q in quantities if not any(same_quantity(q, x) for x in after_qs)]
+                q.text for q in quantities if not after_qs.any(q, partial(same_quantity, q))]
             if not lost:
                 continue  # every fact of it is still said: it was redundant
             lost = list(dict.fromkeys(lost))
