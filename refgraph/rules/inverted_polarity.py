@@ -89,9 +89,9 @@ class InvertedPolarity(Rule):
                     continue  # "you can run main.py" / "main.py was not run": leave, no fact
                 if (a.frame == "volition") != (b.frame == "volition"):
                     continue  # "plans to see a doctor" / "hasn't seen one": a plan, no fact
-                kinds = {_ante_kind(ctx.before.claims.by_id, b),
-                         _ante_kind(ctx.after.claims.by_id, a)}
-                if "unless" in kinds and len(kinds) == 2:
+                kb = _ante_kinds(ctx.before.claims.by_id, b)
+                ka = _ante_kinds(ctx.after.claims.by_id, a)
+                if ("unless" in kb) != ("unless" in ka) and (kb or ka):
                     continue  # "unless we give notice" = "if no notice is given", both ways
                 if a.qualified != b.qualified and (b.conditions or a.conditions):
                     continue  # "dropped if you lack senior standing" said as "dropped
@@ -137,13 +137,11 @@ def _about(ctx: Context, b: Claim, a: Claim) -> bool:
         x.id == pa.id and q.score >= _NEIGHBOUR for x, q in pairs(ctx, pb))
 
 
-def _ante_kind(by_id: dict[str, Claim], c: Claim) -> str:
-    """The kind of condition ``c`` is the antecedent of ("unless", "if", ...), or ""."""
-    for cons in c.conditioned:
-        for ante, _, kind in by_id[cons].conditions if cons in by_id else ():
-            if ante == c.id:
-                return kind
-    return ""
+def _ante_kinds(by_id: dict[str, Claim], c: Claim) -> frozenset[str]:
+    """The kinds of condition ``c`` is the antecedent of ("unless", "if", ...): all of them,
+    since one clause can be held by two markers ("if unless the above")."""
+    return frozenset(kind for cons in c.conditioned if cons in by_id
+                     for ante, _, kind in by_id[cons].conditions if ante == c.id)
 
 
 def _directive(c: Claim) -> bool:
@@ -283,7 +281,7 @@ def _unless_became_if(rule: Rule, ctx: Context, found: set[str]) -> Iterator[Fin
                 continue
             same = [(k, x, p) for k, (x, p) in enumerate(pairs(ctx, ante))
                     if x.negative == ante.negative]
-            if any(_ante_kind(after, x) == "unless" for _, x, _ in same):
+            if any("unless" in _ante_kinds(after, x) for _, x, _ in same):
                 break  # kept as an "unless" somewhere
             hit = next(_if_restatements(after, b, same, outcome), None)
             if hit is not None:
@@ -304,7 +302,7 @@ def _if_restatements(after: dict[str, Claim], b: Claim,
     ``b``'s unless-antecedent that after holds under "if" or "when" of an outcome of ``b``'s
     polarity (``outcome``: ``b``'s counterparts and their scores)."""
     for k, x, p in same:
-        if _ante_kind(after, x) not in ("if", "when"):
+        if not _ante_kinds(after, x) & {"if", "when"}:
             continue
         for a in (after[c] for c in x.conditioned if c in after):
             kept = outcome.get(a.id, 0.0)
