@@ -333,6 +333,13 @@ def align_claims(before: ClaimSet, after: ClaimSet) -> ClaimAlignment:
             score = min(1.0, 0.7 * cov + 0.3 * ov / totals_a[j] + (0.1 if same else 0.0))
             if score >= CLAIM_THRESHOLD:
                 scored.append(ClaimPair(b.id, a.id, round(score, 4), round(cov, 4), same))
+        twin = after.by_id.get(b.id)
+        if twin is not None and twin.text == b.text and not any(
+                p.after == b.id and p.score >= 1.0 for p in scored):
+            # The same claim of the same block, unchanged: its own counterpart, even with no
+            # features to match on ("NO" on a line of its own is still "NO").
+            scored = [p for p in scored if p.after != b.id]
+            scored.append(ClaimPair(b.id, b.id, 1.0, 1.0, bool(b.pred_key)))
         scored.sort(key=lambda p: (-p.score, after.by_id[p.after].index))
         kept = scored[:_MAX_COUNTERPARTS]
         if kept:

@@ -75,6 +75,8 @@ def test_analyze_raises_only_documented_errors(before: str, after: str, intent: 
 @given(texts)
 # found by a long hunt: one clause held by two markers ("if unless") read as an unless turned if
 @example("`MAX_RETRIES=3` user: not {if unless the above ")
+# ... and a claim with no features to match ("NO") that found no counterpart, not even itself
+@example("NO\nUSER:THE ABOVE")
 def test_a_text_against_itself_is_always_apply(text: str) -> None:
     try:
         report = _AZ.analyze(text, text)
