@@ -77,6 +77,8 @@ def test_analyze_raises_only_documented_errors(before: str, after: str, intent: 
 @example("`MAX_RETRIES=3` user: not {if unless the above ")
 # ... and a claim with no features to match ("NO") that found no counterpart, not even itself
 @example("NO\nUSER:THE ABOVE")
+# ... and a name whose words read oddly ("A\x08¹" holds a digit) though before has its referent
+@example("A0T A\x08\u00b9/")
 def test_a_text_against_itself_is_always_apply(text: str) -> None:
     try:
         report = _AZ.analyze(text, text)

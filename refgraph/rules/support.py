@@ -138,6 +138,8 @@ class Support:
         return None
 
     def _name(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
+        if x.key.lower() in self.keys:
+            return None  # the same referent as one of before's, however its words read
         # "2k/4k/6k" is three numbers, "flag{d3167...}" a word and a code, "Mar–30" (a
         # range's dash) two words; "`" is no word
         # a code the tokenizer split at its hyphens ("A-2026 - 55810") is one word again
