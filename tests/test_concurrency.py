@@ -86,7 +86,6 @@ def test_threads_and_processes_share_one_gate_and_ledger_file(tmp_path: Path) ->
                     buf.append(f"tool[t{k}_{i}]: job {i} of slot {k} finished")
                 except (EditConflict, GateRejected, LedgerError) as exc:  # documented ones
                     errors.append(exc)
-                    print(getattr(exc, "report", None) and exc.report.format_text())
 
         threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
         for t in threads:

@@ -10,7 +10,9 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,25 +241,32 @@ def _texts(seed: int) -> list[tuple[str, str]]:
     return out
 
 
-def test_threads_sharing_one_analyzer_with_a_small_cache() -> None:
-    az = refgraph.Analyzer("fast")
-    az.parser.cache_size = 4  # evictions all the time: what raised KeyError between threads
-    work = {k: _texts(k) for k in range(8)}
-    got: dict[int, list[list[str]]] = {}
+def _in_threads(work: dict[int, Any], run: Callable[[Any], Any]) -> dict[int, Any]:
+    """``run(work[k])`` for every k, each in a thread of its own, all at once; no thread may
+    raise."""
+    got: dict[int, Any] = {}
     errors: list[BaseException] = []
 
-    def run(k: int) -> None:
+    def one(k: int) -> None:
         try:
-            got[k] = [az.analyze(b, a).codes for b, a in work[k]]
+            got[k] = run(work[k])
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=(k,)) for k in work]
+    threads = [threading.Thread(target=one, args=(k,)) for k in work]
     for t in threads:
         t.start()
     for t in threads:
         t.join(120)
     assert errors == []
+    return got
+
+
+def test_threads_sharing_one_analyzer_with_a_small_cache() -> None:
+    az = refgraph.Analyzer("fast")
+    az.parser.cache_size = 4  # evictions all the time: what raised KeyError between threads
+    work = {k: _texts(k) for k in range(8)}
+    got = _in_threads(work, lambda pairs: [az.analyze(b, a).codes for b, a in pairs])
     alone = refgraph.Analyzer("fast")
     assert got == {k: [alone.analyze(b, a).codes for b, a in work[k]] for k in work}
 
@@ -265,21 +274,8 @@ def test_threads_sharing_one_analyzer_with_a_small_cache() -> None:
 def test_threads_sharing_one_parser_with_a_small_cache() -> None:
     parser = refgraph.Parser("fast", cache_size=4)
     work = {k: [b for b, _ in _texts(k)] for k in range(8)}
-    got: dict[int, list[int]] = {}
-    errors: list[BaseException] = []
-
-    def run(k: int) -> None:
-        try:
-            got[k] = [refgraph.build_graph(t, parser=parser).number_of_nodes() for t in work[k]]
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in work]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert errors == []
+    got = _in_threads(work, lambda texts: [
+        refgraph.build_graph(t, parser=parser).number_of_nodes() for t in texts])
     assert got == {k: [refgraph.build_graph(t, mode="fast").number_of_nodes() for t in work[k]]
                    for k in work}
 
