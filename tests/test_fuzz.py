@@ -79,6 +79,9 @@ def test_analyze_raises_only_documented_errors(before: str, after: str, intent: 
 @example("NO\nUSER:THE ABOVE")
 # ... and a name whose words read oddly ("A\x08¹" holds a digit) though before has its referent
 @example("A0T A\x08\u00b9/")
+# ... and a claim under a hedged supposition ("if I think") whose after twin, under the same
+# supposition, was not seen to keep the doubt
+@example("4 GBnot if I think ")
 def test_a_text_against_itself_is_always_apply(text: str) -> None:
     try:
         report = _AZ.analyze(text, text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from ..align import ClaimPair
 from ..claims import Claim
@@ -48,13 +48,13 @@ def _generalized(b: Claim) -> float:
     return 0.3 if b.modality == "scope" and b.strength >= _GENERAL else 0.0
 
 
-def _supposed(ctx: Context, b: Claim) -> bool:
-    """Whether ``b`` holds only under a hedged supposition: "if it's what I think it is, we
-    load full-resolution bitmaps" asserts the load no more than the guess does."""
-    before = ctx.before.claims.by_id
-    return any(kind == "if" and ante in before and before[ante].strength < HEDGED and (
-        before[ante].modality == "evidential" or before[ante].frame == "attitude")
-        for ante, _, kind in b.conditions)
+def _supposed(by_id: Mapping[str, Claim], c: Claim) -> bool:
+    """Whether ``c`` holds only under a hedged supposition (``by_id`` is its side's claims):
+    "if it's what I think it is, we load full-resolution bitmaps" asserts the load no more
+    than the guess does."""
+    return any(kind == "if" and ante in by_id and by_id[ante].strength < HEDGED and (
+        by_id[ante].modality == "evidential" or by_id[ante].frame == "attitude")
+        for ante, _, kind in c.conditions)
 
 
 def _whole_restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]:
@@ -98,8 +98,10 @@ class DroppedHedge(Rule):
                       if a.asserted and a.mood != "imperative" and _about(b, a)] \
                 or [(a, p) for a, p in _whole_restatements(ctx, b)
                     if a.asserted and a.mood != "imperative"]
-            if strict and ((hedged(b) and b.strength < HEDGED) or _supposed(ctx, b)):
-                if any(_keeps_doubt(a) for a, _ in pairs(ctx, b)
+            supposed = _supposed(ctx.before.claims.by_id, b)
+            if strict and ((hedged(b) and b.strength < HEDGED) or supposed):
+                after = ctx.after.claims.by_id
+                if any(_keeps_doubt(a) or _supposed(after, a) for a, _ in pairs(ctx, b)
                        if a.pred_key == b.pred_key or not b.pred_key):
                     continue
                 a, p = strict[0]
