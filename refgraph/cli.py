@@ -37,6 +37,7 @@ from .io import (
     is_utf8,
     read_messages,
     read_text,
+    replaceable,
     write_output,
 )
 from .merge import three_way_apply
@@ -418,7 +419,7 @@ def _batch(args: argparse.Namespace) -> int:
     if out_path is not None and (out_path.is_dir() or not out_path.resolve().parent.is_dir()):
         raise InputError(f"--out {args.out}: not a writable file path")
     # a device or a FIFO holds no earlier results to resume from (and reading one blocks)
-    journal = out_path is not None and (not out_path.exists() or out_path.is_file())
+    journal = out_path is not None and replaceable(out_path)
     skip = done_ids(out_path) if out_path is not None and journal else set()
     todo = [p for p in pairs if p["id"] not in skip]
     if skip:

@@ -176,6 +176,13 @@ def write_output(path: str | Path, data: bytes, what: str = "output") -> None:
         raise InputError(f"{what}: cannot write: {exc.strerror or exc}") from None
 
 
+def replaceable(path: Path) -> bool:
+    """Whether ``path`` is a regular file or nothing yet: what may be replaced atomically or
+    resumed from. A device or a FIFO is neither (reading one blocks; renaming over it would
+    destroy it)."""
+    return not path.exists() or path.is_file()
+
+
 class LineSink:
     """An append-only file of result lines (``refgraph batch --out``): each line is flushed
     as it is written, so a resumed run skips what is on disk. A write that fails (disk full,
@@ -185,7 +192,7 @@ class LineSink:
 
     def __init__(self, path: Path | None, what: str = "--out") -> None:
         self.what, self.path = what, path
-        self.regular = path is None or not path.exists() or path.is_file()
+        self.regular = path is None or replaceable(path)
         self.created = path is not None and not path.exists()
         if path is None:
             self.good = 0
