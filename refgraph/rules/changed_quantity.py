@@ -86,6 +86,7 @@ class ChangedQuantity(Rule):
     @staticmethod
     def _changed(ctx: Context, bid: str, q: Arg) -> tuple[Arg, str, float] | None:
         b = ctx.before.claims.by_id[bid]
+        before_index = quantity_index(ctx.before)
         others = [y for y in b.args_of("quantity") if y is not q]
         for a, p in _restatements(ctx, b):
             if others and not any(_states(y, x) for y in others for x in a.args_of("quantity")):
@@ -100,8 +101,10 @@ class ChangedQuantity(Rule):
                      and x.noun == q.noun and x.base_magnitude is not None
                      and (p.same_predicate or (x.total is None) == (q.total is None))]
             # The after quantity that stands for q: one of its dimension that states none of
-            # the before claim's other quantities.
-            cands = [x for x in cands if not any(_states(y, x) for y in others)]
+            # the before claim's other quantities, nor any before quantity at all ("8 h 50
+            # min, within the 11-hour cap": the 8 h and the 50 min are before's own)
+            cands = [x for x in cands if not any(_states(y, x) for y in others)
+                     and not _states_some(before_index, x)]
             if len(cands) != 1:
                 continue
             x = cands[0]

@@ -112,9 +112,21 @@ def compatible(b: Claim, a: Claim) -> bool:
         eb.setdefault(x.head, set()).add(x.key)
     for x in a.args_of("mention"):
         keys = eb.get(x.head)
-        if keys and x.key not in keys and "[" in x.key and all("[" in k for k in keys):
+        if keys and x.key not in keys and "[" in x.key and all("[" in k for k in keys) and \
+                not any(_narrows(x.key, k) or _narrows(k, x.key) for k in keys):
             return False
     return True
+
+
+def _qualifiers(key: str) -> frozenset[str]:
+    return frozenset(key.partition("[")[2].rstrip("]").split(";"))
+
+
+def _narrows(k1: str, k2: str) -> bool:
+    """Whether mention key ``k1`` names the same head as ``k2`` with more of its qualifiers:
+    "the flight duty period" and a summary's "the duty period" are one period; "shard A"
+    and "shard B" are two."""
+    return _qualifiers(k2) < _qualifiers(k1)
 
 
 def identity(c: Claim) -> frozenset[str]:
