@@ -659,6 +659,8 @@ def _verb_position(v: DocView, toks: list[int], pos: int) -> bool:
     if pos >= 2 and lowers[toks[pos - 2]] in _words("determiners") and \
             v.flags(toks[pos - 1]) & ALPHA and approx_lemma(low) != low:
         return True  # "the user thinks", "the team suspects": after its noun phrase
+    if not pos and low.endswith("s") and approx_lemma(low) != low:
+        return True  # a note's subjectless "thinks the unit cost is optimistic"
     return approx_lemma(low) != low and not low.endswith("s")
 
 
