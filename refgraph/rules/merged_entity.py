@@ -138,6 +138,15 @@ def _person(m: Arg) -> bool:
     return m.label == "PROPER" and any(q.startswith("(") for q in _qualifiers(m.key))
 
 
+def _amounts(qualifiers: frozenset[str]) -> bool:
+    """Whether every one of ``qualifiers`` is an aside that states an amount ("($ 18,400)")."""
+    def amount(q: str) -> bool:
+        words = [w for w in q.strip("()").split() if w.strip("$€£¥")]
+        first = words[0].lstrip("$€£¥") if words else ""
+        return q.startswith("(") and first.replace(",", "").replace(".", "", 1).isdigit()
+    return bool(qualifiers) and all(amount(q) for q in qualifiers)
+
+
 def _labels(words: frozenset[str]) -> bool:
     """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
     "eu-west-1")."""
@@ -170,6 +179,10 @@ def _merge(ctx: Context, head: str, keyed: dict[str, list[tuple[Claim, Arg]]],
             # People and organisations are told apart by any qualifier ("cousin Sam", "Sam
             # from work"); other things only by a label ("shard A", "node 2").
             named = all(_person(m) for _, m in keyed[k1] + keyed[k2])
+            if named and (_amounts(_qualifiers(k1) - _qualifiers(k2)) or
+                          _amounts(_qualifiers(k2) - _qualifiers(k1))):
+                continue  # "Brightline Studio LLC ($18,400)" and "... (EIN 84-2219034)":
+                # an amount said beside a name is what it paid or owes, not which one it is
             if not named and not (_labels(only1 & _label_words(k1)) and
                                   _labels(only2 & _label_words(k2))):
                 continue  # "the specific file", "the open file": descriptions, not identities
