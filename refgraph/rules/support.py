@@ -17,7 +17,7 @@ from ..claims import Arg, Claim
 from .common import any_handle, numerals, quantities, same_quantity
 from .context import Side
 
-_EDGES = "/_.-:`'\"()+"  # around a name: a path's slashes, quotes, a sign
+_EDGES = "/_.-:`'\"()+,;"  # around a name: a path's slashes, quotes, a sign, a comma
 _SPLITS = str.maketrans({"{": "/", "}": "/", "–": "/", "—": "/"})  # between a name's words
 _MAX_PAIRS = 400  # before quantities of one unit tried pairwise for sums (kept linear-bounded)
 _MAX_PLAIN = 150  # before numbers tried pairwise for products and ratios
@@ -233,7 +233,14 @@ class Support:
         somewhere in before."""
         if not x.words:
             return x.label == "code" and not any(c.isalnum() for c in x.key)  # `)`
-        return all(w in self.vocab or _numeral(w) in self.numerals for w in x.words)
+        if all(w in self.vocab or _numeral(w) in self.numerals for w in x.words):
+            return True
+        # An expression that restates before's code in notation: its names are before's,
+        # and what else it holds is operators of a few letters (`{"time_capsule": hex(m^e
+        # mod n), "pubkey": [hex n, hex e]}` for before's f-string formatting)
+        names = [w for w in x.words if not (w.isalpha() and w.islower() and len(w) <= 3)]
+        return len(names) >= 2 and all(w in self.vocab or _numeral(w) in self.numerals
+                                       for w in names)
 
     def _number(self, x: Arg, claim: Claim) -> tuple[str, float] | None:
         m = x.magnitude
