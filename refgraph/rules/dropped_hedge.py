@@ -8,7 +8,16 @@ from ..align import ClaimPair
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import arg_ev, beyond_predicate, claim_ev, pairs, same_quantity, short, strict_pairs
+from .common import (
+    arg_ev,
+    beyond_predicate,
+    claim_ev,
+    pairs,
+    same_quantity,
+    short,
+    strict_pairs,
+    words_of,
+)
 from .context import Context
 
 HEDGED = 0.95  # a claim weaker than this is hedged
@@ -61,8 +70,11 @@ def _whole_restatements(ctx: Context, b: Claim) -> list[tuple[Claim, ClaimPair]]
     """For a claim with no predicate ("probably 2 weeks without running"), after claims that
     hold all of it and more than one feature of it: what a predicate cannot tell, the whole
     content does."""
-    if b.pred_key or len([f for f in b.features if not f.startswith("q:")]) < 2:
-        return []  # "maybe two" says too little to be found again
+    content = words_of(f for f in b.features if not f.startswith("q:"))
+    specific = any(f[:2] in ("q:", "i:", "h:") for f in b.features)
+    if b.pred_key or len(content) < 2 or (len(content) < 3 and not specific):
+        return []  # "maybe two" says too little to be found again, and "likely decrypt the
+        # encrypted message" leaves a bare noun phrase that asserts nothing
     return [(a, p) for a, p in pairs(ctx, b) if p.coverage >= _WHOLE]
 
 
@@ -94,10 +106,13 @@ class DroppedHedge(Rule):
                 continue
             # An order states no fact: "could name target journals" -> "name target
             # journals" turns a suggestion into a request (a force, not a certainty)
+            # An antecedent states nothing as fact: "unless the log shows a long-running
+            # leak" supposes it, hedged or not
             strict = [(a, p) for a, p in strict_pairs(ctx, b)
-                      if a.asserted and a.mood != "imperative" and _about(b, a)] \
+                      if a.asserted and a.mood != "imperative" and not a.conditioned
+                      and _about(b, a)] \
                 or [(a, p) for a, p in _whole_restatements(ctx, b)
-                    if a.asserted and a.mood != "imperative"]
+                    if a.asserted and a.mood != "imperative" and not a.conditioned]
             supposed = _supposed(ctx.before.claims.by_id, b)
             if strict and ((hedged(b) and b.strength < HEDGED) or supposed):
                 after = ctx.after.claims.by_id
