@@ -143,7 +143,10 @@ def _restriction(ctx: Context, b: Claim) -> tuple[str, Claim, float] | None:
                     if x.base_unit == q.base_unit and x.base_magnitude == q.base_magnitude]
             if same and all(x.bound == "=" for x in same) and not _bound_elsewhere(ctx, q.bound,
                                                                                    b):
-                return (f"bounded {q.text!r} ({q.bound})", a, 0.45 + 0.3 * cov)
+                # a bare number under a bound word may be no amount at all ("the sole remedy
+                # under 16.4" cites a section): below the default floor
+                conf = 0.45 + 0.3 * cov if q.base_unit or q.noun else 0.5
+                return (f"bounded {q.text!r} ({q.bound})", a, conf)
     return None
 
 
