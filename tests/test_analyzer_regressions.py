@@ -860,3 +860,35 @@ def test_a_label_is_not_the_subject_of_the_clause_after_its_colon(mode: str) -> 
                                  "Omar [D1:2]: Good, thanks.",
                                  "Omar replaced the disk on db-7 on Monday.",
                                  intent="summarize").codes
+
+
+# Found by batch b17 (first measured before tuning): faithful summaries flagged.
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_an_amount_beside_a_name_does_not_make_it_a_second_entity(mode: str) -> None:
+    before = ("tool[call_1]: doc_parse -> 1099-NEC, payer Brightline Studio LLC (EIN "
+              "84-2219034), box 1 $18,400.00\nassistant: I see one 1099-NEC from Brightline "
+              "Studio LLC ($18,400).")
+    after = "Income (call_1): 1099-NEC from Brightline Studio LLC, $18,400."
+    assert "RG103" not in refgraph.analyze(before, after, mode=mode).codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_code_restated_in_notation_with_before_names_is_supported(mode: str) -> None:
+    before = ('31:        m = pow(m, e, n)\n34:        return {"time_capsule": f"{m:X}", '
+              '"pubkey": [f"{n:X}", f"{e:X}"]}')
+    after = ('Each answer returns JSON `{"time_capsule": hex(m^e mod n), "pubkey": [hex n, '
+             'hex e]}` with a new key.')
+    assert "RG104" not in refgraph.analyze(before, after, mode=mode).codes
+    # a name before never wrote is still unsupported, in notation or not
+    invented = after.replace("pubkey", "session_token")
+    assert "RG104" in refgraph.analyze(before, invented, mode=mode).codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_hedged_antecedent_restated_as_an_unless_is_no_dropped_hedge(mode: str) -> None:
+    before = ("The seepage exclusion should not apply. If the drying log shows rot or staining "
+              "that suggests a long-running leak, that would change the picture.")
+    after = ("The seepage exclusion should not apply, unless the drying log shows signs of a "
+             "long-running leak.")
+    assert "RG304" not in refgraph.analyze(before, after, mode=mode, intent="summarize").codes
