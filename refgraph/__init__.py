@@ -6,34 +6,88 @@
 ['block', 'claim', 'identifier', 'quantity', 'referent', 'sentence']
 """
 
+# Imports are lazy (PEP 562, refgraph.lazy): `import refgraph` and the CLI's `--version`,
+# `rules` and `rule X` load no spaCy; each public name is imported on first use.
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 # First: decides whether the compiled build or the pure-Python sources run (refgraph.native).
 from . import native as native
-from .analyze import Analyzer, analyze, analyze_messages, lint
-from .audit import AuditResult, audit
-from .blocks import Block, BlockKind, split_blocks
-from .buffer import ContextBuffer, Revision, Snapshot
-from .errors import (
-    AmbiguousAnchor,
-    EditConflict,
-    InputError,
-    PipelineUnavailable,
-    RefgraphError,
-    RewriteRejected,
-    StaleBase,
-)
-from .findings import Evidence, Finding
-from .gate import Committed, Gate, GateRefused, GateRejected
-from .graph import build_graph, to_node_link
-from .guard import Guarded, guard
-from .ledger import Decision, Ledger
-from .merge import three_way_apply
-from .model import EdgeKind, NodeKind, RefGraph, RefKind
-from .nlp import load_pipeline
-from .parse import Parser
-from .patch import Hunk, Patch
-from .report import Report
+from .lazy import install
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time each is imported on use
+    from .analyze import Analyzer, analyze, analyze_messages, lint
+    from .audit import AuditResult, audit
+    from .blocks import Block, BlockKind, split_blocks
+    from .buffer import ContextBuffer, Revision, Snapshot
+    from .errors import (
+        AmbiguousAnchor,
+        EditConflict,
+        InputError,
+        PipelineUnavailable,
+        RefgraphError,
+        RewriteRejected,
+        StaleBase,
+    )
+    from .findings import Evidence, Finding
+    from .gate import Committed, Gate, GateRefused, GateRejected
+    from .graph import build_graph, to_node_link
+    from .guard import Guarded, guard
+    from .ledger import Decision, Ledger
+    from .merge import three_way_apply
+    from .model import EdgeKind, NodeKind, RefGraph, RefKind
+    from .nlp import load_pipeline
+    from .parse import Parser
+    from .patch import Hunk, Patch
+    from .report import Report
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "AmbiguousAnchor": "errors",
+    "Analyzer": "analyze",
+    "AuditResult": "audit",
+    "Block": "blocks",
+    "BlockKind": "blocks",
+    "Committed": "gate",
+    "ContextBuffer": "buffer",
+    "Decision": "ledger",
+    "EdgeKind": "model",
+    "EditConflict": "errors",
+    "Evidence": "findings",
+    "Finding": "findings",
+    "Gate": "gate",
+    "GateRefused": "gate",
+    "GateRejected": "gate",
+    "Guarded": "guard",
+    "Hunk": "patch",
+    "InputError": "errors",
+    "Ledger": "ledger",
+    "NodeKind": "model",
+    "Parser": "parse",
+    "Patch": "patch",
+    "PipelineUnavailable": "errors",
+    "RefGraph": "model",
+    "RefKind": "model",
+    "RefgraphError": "errors",
+    "Report": "report",
+    "Revision": "buffer",
+    "RewriteRejected": "errors",
+    "Snapshot": "buffer",
+    "StaleBase": "errors",
+    "analyze": "analyze",
+    "analyze_messages": "analyze",
+    "audit": "audit",
+    "build_graph": "graph",
+    "guard": "guard",
+    "lint": "analyze",
+    "load_pipeline": "nlp",
+    "split_blocks": "blocks",
+    "three_way_apply": "merge",
+    "to_node_link": "graph",
+}
 
 __all__ = [
     "AmbiguousAnchor",
@@ -79,3 +133,5 @@ __all__ = [
     "three_way_apply",
     "to_node_link",
 ]
+
+__getattr__, __dir__ = install(__name__, _EXPORTS, __all__)

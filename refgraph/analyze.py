@@ -25,6 +25,7 @@ from .graph import build_graph, check_text
 from .io import MAX_CHARS
 from .messages import Rendered, render
 from .nlp.pipeline import MODES, Mode
+from .options import DEFAULT_MIN_CONFIDENCE as DEFAULT_MIN_CONFIDENCE
 from .parse import Parser
 from .report import Report, verdict_for
 from .rules import (
@@ -40,10 +41,6 @@ from .rules import (
 )
 
 PolicyValue: TypeAlias = Severity | Literal["off"]
-# Findings whose proof is weaker than this are not reported (they are kept in
-# ``Report.suppressed``). Chosen on the dev data: see the README's accuracy section and
-# ``benchmarks/accuracy.py``, which prints precision and recall at every threshold.
-DEFAULT_MIN_CONFIDENCE = 0.6
 MAX_PER_CODE = 100  # findings listed per code; the rest are counted in one more (see capped)
 _GRAPH_CACHE = 8  # texts whose graph and units are kept: an agent's next before is its last after
 

