@@ -17,19 +17,10 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__, native
-from .analyze import DEFAULT_MIN_CONFIDENCE, Analyzer, analyze
-from .baseline import baseline_dict, read_baseline, without_baseline
-from .buffer import ContextBuffer
-from .config import Config, load_config, parse_policy
 from .errors import InputError, RefgraphError, RefgraphWarning, RewriteRejected
-from .formats import github_annotations, json_lines, to_sarif
-from .gate import Gate, GateRejected
-from .graph import build_graph, to_node_link
 from .io import (
     MAX_CHARS,
     LineSink,
@@ -40,12 +31,16 @@ from .io import (
     replaceable,
     write_output,
 )
-from .merge import three_way_apply
-from .model import NodeKind, RefGraph
-from .nlp.pipeline import Mode
-from .patch import Patch
-from .report import Report
-from .rules import INTENTS, RULES, get_rule
+from .options import DEFAULT_MIN_CONFIDENCE, INTENTS
+
+# The rest loads on use, in the command that needs it: `refgraph --version`, `rules` and
+# `rule X` answer without spaCy, pint or the pipeline (see refgraph.lazy).
+if TYPE_CHECKING:
+    from .analyze import Analyzer
+    from .config import Config
+    from .model import RefGraph
+    from .options import Mode
+    from .report import Report
 
 FORMATS = ("text", "json", "jsonl", "sarif", "github")
 
@@ -251,6 +246,9 @@ def _run(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _apply(args: argparse.Namespace) -> int:
+    from .analyze import analyze
+    from .merge import three_way_apply
+
     live, diff, base = read_text(args.live), read_text(args.patch), read_text(args.base)
     try:
         result = three_way_apply(base, live, diff)
@@ -274,6 +272,10 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _graph(args: argparse.Namespace) -> int:
+    import networkx as nx
+
+    from .graph import to_node_link
+
     text = read_text(args.file)
     G = _build_with_progress(text, args.mode)
     if args.format == "json":
@@ -343,6 +345,8 @@ def _analyze_check(az: Analyzer, args: argparse.Namespace, settings: Config) -> 
 def _finish(report: Report, args: argparse.Namespace,
             outputs: Sequence[tuple[str, str]] = ()) -> int:
     """Baseline, output, figures and the exit code: the same for check and lint."""
+    from .baseline import baseline_dict, read_baseline, without_baseline
+
     before_name = getattr(args, "before", None) or args.file
     after_name = getattr(args, "after", None) or args.file
     if args.write_baseline:
@@ -370,6 +374,8 @@ def _finish(report: Report, args: argparse.Namespace,
 
 def _settings(args: argparse.Namespace) -> Config:
     """The configuration file's settings, overridden by the command line's."""
+    from .config import Config, load_config, parse_policy
+
     if getattr(args, "write_baseline", False) and args.baseline is None:
         raise InputError("--write-baseline needs --baseline FILE: the file to write")
     if args.isolated and args.config is not None:
@@ -521,6 +527,8 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _emit(report: Report, fmt: str, before_name: str, after_name: str) -> None:
+    from .formats import github_annotations, json_lines, to_sarif
+
     paths = {"before": _uri(before_name), "after": _uri(after_name)}
     if fmt == "json":
         text = report.to_json(paths=paths)
@@ -549,12 +557,16 @@ def _write(text: str, *, is_json: bool = False) -> None:
 
 
 def _rules() -> int:
+    from .rules import RULES
+
     for r in RULES:
         print(f"{r.code}  {r.name:<24} {r.severity:<8} {r.summary}")
     return 0
 
 
 def _rule(code: str) -> int:
+    from .rules import get_rule
+
     try:
         r = get_rule(code)
     except KeyError:
@@ -567,6 +579,8 @@ def _rule(code: str) -> int:
 
 def _build_with_progress(text: str, mode: str) -> RefGraph:
     """Build the graph, with a progress bar on a terminal when the text is long."""
+    from .graph import build_graph
+
     if len(text) < 50_000 or not sys.stderr.isatty():
         return build_graph(text, mode=mode)  # type: ignore[arg-type]
     from rich.progress import Progress  # only a terminal needs it
@@ -591,17 +605,18 @@ class _Lines:
         return f"{k + 1}:{offset - self.starts[k] + 1}"
 
 
+# per node kind (NodeKind's values: the model is not imported for a command that prints none)
 _DETAIL: dict[str, tuple[str, ...]] = {
-    NodeKind.IDENTIFIER: ("role", "ident_kind"),
-    NodeKind.HANDLE: ("handle_kind",),
-    NodeKind.QUANTITY: ("bound", "magnitude", "magnitude_high", "unit", "measured"),
-    NodeKind.NEGATION: ("cue_kind",),
-    NodeKind.CONDITIONAL: ("cond_kind", "antecedent_polarity", "consequent_polarity"),
-    NodeKind.CONSTRAINT: ("constraint_kind", "target"),
-    NodeKind.DEICTIC: ("deictic_kind", "description", "resolved"),
-    NodeKind.HEDGE: ("modality", "strength"),
-    NodeKind.MENTION: ("key", "ent_label"),
-    NodeKind.CAUSAL: ("direction", "order"),
+    "identifier": ("role", "ident_kind"),
+    "handle": ("handle_kind",),
+    "quantity": ("bound", "magnitude", "magnitude_high", "unit", "measured"),
+    "negation": ("cue_kind",),
+    "conditional": ("cond_kind", "antecedent_polarity", "consequent_polarity"),
+    "constraint": ("constraint_kind", "target"),
+    "deictic": ("deictic_kind", "description", "resolved"),
+    "hedge": ("modality", "strength"),
+    "mention": ("key", "ent_label"),
+    "causal": ("direction", "order"),
 }
 
 
@@ -612,6 +627,8 @@ def _short(text: str, width: int = 48) -> str:
 
 def format_graph(G: RefGraph, text: str) -> str:
     """One line per block and per extracted span: where it is (line:col), kind, text, details."""
+    from .model import NodeKind
+
     _position = _Lines(text)
     lines: list[str] = []
     nodes = sorted(((d["start"], d["end"], n, d) for n, d in G.nodes(data=True)
@@ -637,6 +654,9 @@ def format_graph(G: RefGraph, text: str) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from .analyze import analyze
+    from .graph import build_graph
+
     folder = Path(args.examples)
     files = sorted(p for p in folder.glob("*") if p.suffix in (".md", ".txt"))
     if not files:
@@ -677,6 +697,12 @@ def _demo_patches(folder: Path, mode: Mode) -> int:
     """The guarded apply on bundled stale patches: each ``<context>--<intent>--<what>.diff`` was
     authored against ``<context>.base.md``; ``<context>.edits.json`` holds the edits recorded
     since, which made ``<context>.live.md``."""
+    from .analyze import Analyzer, analyze
+    from .buffer import ContextBuffer
+    from .gate import Gate, GateRejected
+    from .merge import three_way_apply
+    from .patch import Patch
+
     patches = sorted(folder.glob("*--*--*.diff"))
     if patches:
         print(f"Applying {len(patches)} bundled stale patches (examples/patches/):\n")
@@ -724,6 +750,8 @@ def _demo_patches(folder: Path, mode: Mode) -> int:
 
 def _highlights(G: RefGraph, text: str) -> list[str]:
     """What a reviewer would look at first: constraints, bare numbers, unresolved references."""
+    from .model import NodeKind
+
     _position = _Lines(text)
     out: list[str] = []
     by_kind: dict[str, list[dict[str, Any]]] = {}
