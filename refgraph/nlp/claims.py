@@ -281,6 +281,19 @@ def _opener_starts(v: DocView, recs: list[list[Any]]) -> frozenset[int]:
     kinds = (_CONDITIONAL, _CAUSAL)
     out = {v.token_at(r[1]) for r in recs if r[0] in kinds}
     for r in recs:
+        if r[0] == _CONDITIONAL and int(r[3]["consequent_start"]) > int(r[3]["antecedent_start"]):
+            i = v.token_at(int(r[3]["consequent_start"]))
+            j = v.token_at(int(r[3]["consequent_end"]))
+            if j < len(v.words) and v.starts[j] < int(r[3]["consequent_end"]):
+                j += 1  # the token after the consequent
+            ends = j >= len(v.words) or v.words[j] in (".", "!", "?", ";") or \
+                not v.words[j].strip()
+            plain = "," not in v.words[i:j]
+            if i > 0 and v.words[i - 1] == "," and ends and plain:
+                out.add(-i - 1)  # "When the flag is found, run `submit`.": the order is a
+                # claim of its own, conditioned on the clause before the comma (only when it
+                # closes the sentence in one piece: "..., say line 583, don't ..." holds an
+                # aside, and which of its clauses the condition governs is not told)
         if r[0] == _HEDGE:
             i = v.token_at(r[1])
             if i > 0 and v.words[i - 1] == ",":
@@ -416,7 +429,8 @@ def _cuts(v: DocView, s: int, e: int, recorded: frozenset[int], atomic: frozense
                                                                         "one")) or \
                 (k not in atomic and _verbal(v, k)) or (
                     _counted_verb(v, k, e)) or (  # "2 failed, 41 passed"
-                    low == "it" and k + 1 < e and lowers[k + 1] in _words("auxiliaries")) or (
+                    low in ("it", "that", "this") and k + 1 < e and
+                    lowers[k + 1] in _words("auxiliaries")) or (  # "..., that's the limit"
                     k >= 2 and lowers[k - 2] in negatives)  # "if not, pause ..."
         if cut and k > last:
             cuts.append(k)
@@ -1242,6 +1256,12 @@ class _Builder:
             kind, a = r[0], r[3]
             if kind == _CONDITIONAL:
                 ante = claim_at(int(a["antecedent_start"]))
+                if ante is None:
+                    # "When you think you have found the flag, ...": the frame emits no
+                    # claim; the antecedent is the claim inside its span
+                    lo, hi = int(a["antecedent_start"]), int(a["antecedent_end"])
+                    ante = next((sp for sp in spans if sp is not None and lo <= sp[0] < hi),
+                                None)
                 # the consequent's claim next to the antecedent: "The system lets you
                 # request it, but it is dropped if you lack standing" conditions the drop
                 after_it = int(a["antecedent_start"]) > int(a["consequent_start"])
@@ -1255,8 +1275,17 @@ class _Builder:
                                  and sp != ante), None)
                 if ante is None or cons is None or ante == cons:
                     continue
+                attrs = {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}
                 links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],
-                              {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}))
+                              attrs))
+                # "If you run a command and it doesn't work, try another": every clause of
+                # the antecedent is supposed, not asserted
+                lo, hi = int(a["antecedent_start"]), int(a["antecedent_end"])
+                for sp in spans:
+                    if sp is not None and sp != ante and sp != cons and lo <= sp[0] < hi \
+                            and sp[1] <= hi:
+                        links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, sp[0],
+                                      sp[1], dict(attrs)))
             elif kind == _CAUSAL:
                 # Each part's claim next to the connective: in "Dana: both ship together
                 # because the flags assume one version" the conclusion is the clause before
