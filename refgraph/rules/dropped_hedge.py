@@ -102,8 +102,9 @@ class DroppedHedge(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         for b in ctx.before.claims.claims:
-            if not b.asserted or b.quoted or b.mood == "imperative":
-                continue
+            if not b.asserted or b.quoted or b.mood == "imperative" or b.conditioned:
+                continue  # an antecedent supposes ("if you think you've fixed it, submit"):
+                # its hedge weighs no evidence
             # An order states no fact: "could name target journals" -> "name target
             # journals" turns a suggestion into a request (a force, not a certainty)
             # An antecedent states nothing as fact: "unless the log shows a long-running
