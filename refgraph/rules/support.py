@@ -95,7 +95,7 @@ class Support:
                 return None  # "scan_ids" for "scan_id": the same name, in the plural
             if self._quoted(x) or x.key.strip("()").lower() in self.vocab:
                 return None  # `return int(value)`, `int()`: names before has
-            if self._inside(low):
+            if self._inside(low) or self._abridged(low):
                 return None  # "CE3205AE…C60F8107": the ends of a long hex string of before
             parts = [w for w in low.strip("()").split(".") if w]
             if len(parts) >= 2 and all(w in self.idents_lower or w.lstrip("_") in self.vocab
@@ -227,6 +227,15 @@ class Support:
             return False
         return any(w in v for v in self.vocab) or any(w in h.lower() for h in self.handles) \
             or any(w in i for i in self.idents_lower)
+
+    def _abridged(self, w: str) -> bool:
+        """Whether ``w`` is a long word of before cut short with an ellipsis: its head and its
+        tail, each long enough to name it ("a76edd72…dcfac323")."""
+        for mark in ("…", "..."):
+            head, sep, tail = w.partition(mark)
+            if sep and len(head) >= _MIN_INNER and len(tail) >= _MIN_INNER:
+                return any(v.startswith(head) and v.endswith(tail) for v in self.vocab)
+        return False
 
     def _quoted(self, x: Arg) -> bool:
         """Whether every name and number inside code span or handle ``x`` is written
