@@ -151,7 +151,14 @@ def _labels(words: frozenset[str]) -> bool:
     """Words that name which one: a letter ("shard A"), a number or a code ("node 2",
     "eu-west-1")."""
     return any((len(w) == 1 and w.isalpha()) or (any(c.isdigit() for c in w) and not (
-        w.isdigit() and len(w) >= 4)) for w in words)  # "step 12360" is a time, not which one
+        w.isdigit() and len(w) >= 4) and not _decimal(w))
+        for w in words)  # "step 12360" is a time, "T 38.4" a reading, not which one
+
+
+def _decimal(w: str) -> bool:
+    """A number with a fractional part ("38.4"): a measured value, never a label."""
+    whole, dot, frac = w.partition(".")
+    return bool(dot) and whole.isdigit() and frac.isdigit()
 
 
 def _after_words(ctx: Context) -> frozenset[str]:
