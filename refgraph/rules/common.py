@@ -212,6 +212,21 @@ def thread(side: Side, c: Claim) -> frozenset[str]:
     while after still talks about any of it."""
     cs = side.claims
     out = set(c.features)
+    blocks = thread_blocks(side, c)
+    for bid in blocks:
+        for x in cs.by_block.get(bid, ()):
+            out |= x.features
+    if side.d(blocks[-1]).get("role") == "user":
+        return frozenset(out)
+    last = _last_user_claim(side)[c.index]
+    if last >= 0:
+        out |= cs.claims[last].features
+    return frozenset(out)
+
+
+def thread_blocks(side: Side, c: Claim) -> list[str]:
+    """The blocks of ``c``'s thread, its own first: it and the few before it, back to the
+    user turn it answers, if that is near."""
     blocks = side.memo.get("block_order")
     if blocks is None:
         blocks = side.memo["block_order"] = {b: k for k, b in enumerate(
@@ -219,15 +234,12 @@ def thread(side: Side, c: Claim) -> frozenset[str]:
         side.memo["blocks"] = side.nodes_of("block")
     order: list[str] = side.memo["blocks"]
     k = blocks.get(c.block, 0)
+    out: list[str] = []
     for bid in reversed(order[max(0, k - _THREAD_REACH):k + 1]):
-        for x in cs.by_block.get(bid, ()):
-            out |= x.features
+        out.append(bid)
         if side.d(bid).get("role") == "user":
-            return frozenset(out)
-    last = _last_user_claim(side)[c.index]
-    if last >= 0:
-        out |= cs.claims[last].features
-    return frozenset(out)
+            break
+    return out
 
 
 def _last_user_claim(side: Side) -> list[int]:

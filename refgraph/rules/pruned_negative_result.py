@@ -7,7 +7,17 @@ from collections.abc import Iterator
 from ..claims import Claim
 from ..findings import Finding
 from .base import Example, Rule
-from .common import claim_ev, holds_zero, identity, live, pairs, short, thread
+from .common import (
+    KEPT_SCORE,
+    claim_ev,
+    holds_zero,
+    identity,
+    live,
+    pairs,
+    short,
+    thread,
+    thread_blocks,
+)
 from .context import Context
 
 _SAID = 0.3  # a negative after claim this close to the finding restates it
@@ -78,7 +88,14 @@ class PrunedNegativeResult(Rule):
             own = any(_specific(n, a) for a in dependents)
             worded = bool(dependents) and not own
             if not dependents and not n.source.startswith("tool"):
+                # Only its thread is still talked about. Proven when after keeps a sentence
+                # of the result's thread (the check that produced it: "Ran the duplicate
+                # check on `orders_2024`" without "No rows matched"); going on about the
+                # subject in general proves less.
                 dependents = live(ctx, topic)
+                kept_block = _kept_from_thread(ctx, n)
+                dependents = [a for a in dependents if a.id in kept_block] or dependents
+                worded = bool(dependents) and dependents[0].id not in kept_block
             evidence = [claim_ev(ctx.before, n, "missing")]
             if dependents:
                 evidence.append(claim_ev(ctx.after, dependents[0], "dependent"))
@@ -128,6 +145,14 @@ class PrunedNegativeResult(Rule):
             yield self.finding(f"the zero count {d['text']!r} is gone from after",
                                *evidence, confidence=0.62 if found else 0.45,
                                severity="error" if found else "warning")
+
+
+def _kept_from_thread(ctx: Context, n: Claim) -> set[str]:
+    """The after claims that restate another claim of ``n``'s thread (its block and the
+    turns before it: the check that produced it, the question it answers)."""
+    by_block = ctx.before.claims.by_block
+    return {a.id for bid in thread_blocks(ctx.before, n) for c in by_block.get(bid, ())
+            if c.id != n.id for a, p in pairs(ctx, c) if p.score >= KEPT_SCORE}
 
 
 def _specific(n: Claim, a: Claim) -> bool:
