@@ -892,3 +892,52 @@ def test_a_hedged_antecedent_restated_as_an_unless_is_no_dropped_hedge(mode: str
     after = ("The seepage exclusion should not apply, unless the drying log shows signs of a "
              "long-running leak.")
     assert "RG304" not in refgraph.analyze(before, after, mode=mode, intent="summarize").codes
+
+
+# Found by batch b18 (first measured before tuning).
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_long_hex_cut_short_with_an_ellipsis_is_supported(mode: str) -> None:
+    c = "A76EDD727245046F0A2407582423AEC192019947458769DF7B96D5CCD15F4D34"
+    before = f'tool: {{"time_capsule": "{c}"}}'
+    after = "The time capsule: `A76EDD72…CCD15F4D34`."
+    assert "RG104" not in refgraph.analyze(before, after, mode=mode).codes
+    assert "RG104" in refgraph.analyze(before, after.replace("A76", "B76"), mode=mode).codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_two_readings_of_one_name_are_not_two_entities(mode: str) -> None:
+    before = ("- BISCUIT, dog: T 38.4 at 18:00, eating.\n"
+              "- BISCUIT recheck at 21:00: T 39.1, lethargic.")
+    after = "- BISCUIT: T 39.1 at the 21:00 recheck (38.4 at 18:00), now lethargic."
+    assert "RG103" not in refgraph.analyze(before, after, mode=mode).codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_when_clause_conditions_the_order_after_its_comma(mode: str) -> None:
+    from refgraph.claims import claims_of
+
+    cs = claims_of(refgraph.build_graph("When the flag is found, run `submit`.", mode=mode))
+    order = next(c for c in cs.claims if c.mood == "imperative")
+    assert [cs.by_id[a].text for a, _, _ in order.conditions] == ["When the flag is found"]
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_every_clause_of_an_antecedent_is_supposed(mode: str) -> None:
+    from refgraph.claims import claims_of
+
+    text = "If you run a command and it doesn't work, try running a different command."
+    cs = claims_of(refgraph.build_graph(text, mode=mode))
+    denial = next(c for c in cs.claims if c.negative)
+    assert denial.conditioned  # "it doesn't work" is supposed, not a negative finding
+    before = text + " Rules: one command at a time."
+    assert "RG502" not in refgraph.analyze(before, "Rules: one command at a time.",
+                                           mode=mode, intent="prune").codes
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+def test_a_comma_splice_with_that_is_two_claims(mode: str) -> None:
+    before = "The drone can't fly in gusts above 25 mph, that's the operator's limit."
+    after = "The drone operator's limit is 25 mph gusts."
+    assert "RG301" not in refgraph.analyze(before, after, mode=mode,
+                                           intent="summarize").codes
