@@ -1275,7 +1275,8 @@ class _Builder:
                                  and sp != ante), None)
                 if ante is None or cons is None or ante == cons:
                     continue
-                attrs = {"marker": str(a["marker"]), "cond_kind": str(a["cond_kind"])}
+                attrs: dict[str, Scalar] = {"marker": str(a["marker"]),
+                                            "cond_kind": str(a["cond_kind"])}
                 links.append((_CLAIM, cons[0], cons[1], "conditions", _CLAIM, ante[0], ante[1],
                               attrs))
                 # "If you run a command and it doesn't work, try another": every clause of
